@@ -1,0 +1,12 @@
+//! Layer 1: simulated time, the event queue and deterministic random streams.
+//!
+//! Nothing here knows about packets, links or TCP. Time is an integer count of
+//! nanoseconds so that event ordering never depends on floating-point rounding.
+
+mod queue;
+mod rng;
+mod time;
+
+pub use queue::{EventQueue, Scheduled};
+pub use rng::{stream, stream_seed, SimRng, StreamName};
+pub use time::{secs, to_secs, Time, MS, NS, SEC, US};
