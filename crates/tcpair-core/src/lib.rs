@@ -18,3 +18,21 @@ pub mod sim;
 pub mod tcp;
 
 pub use error::{ConfigError, SimError};
+
+/// Everything a user can name in a scenario, for `tcpair list`.
+pub fn catalog() -> serde_json::Value {
+    serde_json::json!({
+        "variants": tcp::Variant::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        "error_models": impair::REGISTRY.iter().map(|m| serde_json::json!({"name": m.name, "summary": m.summary})).collect::<Vec<_>>(),
+        "impairments": ["loss", "reorder", "duplicate", "outages"],
+        "link_kinds": ["wired", "wireless"],
+        "node_kinds": ["host", "router"],
+    })
+}
+
+/// Validate a scenario (JSON text) and return it normalized, defaults filled in.
+pub fn validate_json(text: &str) -> Result<serde_json::Value, ConfigError> {
+    let v = scenario::parse_json(text)?;
+    let (sc, _) = scenario::Scenario::build(&v)?;
+    serde_json::to_value(&sc.spec).map_err(|e| ConfigError::new("", e.to_string()))
+}

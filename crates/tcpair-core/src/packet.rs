@@ -87,6 +87,9 @@ pub struct Packet {
     /// `sent_at` of the data packet that triggered the ACK.
     pub ts_echo: Time,
     pub sack: SackBlocks,
+    /// Index of the next hop on the flow's precomputed path (source routing of
+    /// static shortest paths; see `net::Routes`).
+    pub hop: u16,
 }
 
 impl Packet {
@@ -183,6 +186,7 @@ mod tests {
             sent_at: 0,
             ts_echo: 0,
             sack: SackBlocks::default(),
+            hop: 0,
         }
     }
 

@@ -1,0 +1,316 @@
+//! Layer 7: the declarative scenario schema (TOML file or Python dict, same
+//! structure), its validation, and the build of a runnable network from it.
+//!
+//! Every user error is a [`ConfigError`] naming the field's dotted path and
+//! the offending value. Validation finishes before anything runs, so a bad
+//! scenario never produces partial output. docs/scenarios.md documents every
+//! key; keep the two in step.
+
+mod spec;
+mod units;
+
+pub use spec::*;
+pub use units::Quantity;
+
+use crate::engine::{secs, Time};
+use crate::error::{from_value, ConfigError};
+use crate::impair::pipeline::ImpairSpec;
+use crate::impair::Pipeline;
+use crate::net::{shortest_path, DirId, LinkDir, LinkKind, Node, NodeKind, Topology};
+use crate::packet::NodeId;
+use crate::tcp::{SinkConfig, TcpConfig, Variant};
+
+/// A validated flow, ready to instantiate.
+#[derive(Debug, Clone)]
+pub struct FlowPlan {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: Time,
+    pub packet_size: u32,
+    pub ack_size: u32,
+    pub tcp: TcpConfig,
+    pub sink: SinkConfig,
+    pub data_path: Vec<DirId>,
+    pub ack_path: Vec<DirId>,
+}
+
+/// A validated scenario. Built together with its [`Topology`].
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The normalized spec (defaults filled in), as `tcpair validate` prints it.
+    pub spec: ScenarioSpec,
+    pub duration: Time,
+    pub warmup: Time,
+    pub seed: u64,
+    pub event_budget: Option<u64>,
+    pub flows: Vec<FlowPlan>,
+    pub timeseries: bool,
+    pub sample_interval: Time,
+    pub throughput_window: Time,
+}
+
+/// Parse TOML text into the generic value tree the schema is read from.
+pub fn parse_toml(text: &str) -> Result<serde_json::Value, ConfigError> {
+    toml::from_str::<serde_json::Value>(text).map_err(|e| {
+        ConfigError::new("", format!("not valid TOML: {}", e.message().trim()))
+    })
+}
+
+/// Parse JSON text (what the Python API sends).
+pub fn parse_json(text: &str) -> Result<serde_json::Value, ConfigError> {
+    serde_json::from_str(text).map_err(|e| ConfigError::new("", format!("not valid JSON: {e}")))
+}
+
+fn err(path: impl Into<String>, msg: impl Into<String>) -> ConfigError {
+    ConfigError::new(path, msg)
+}
+
+fn check_secs(path: &str, q: &Quantity, allow_zero: bool) -> Result<f64, ConfigError> {
+    let v = q.as_secs().map_err(|m| err(path, m))?;
+    if !v.is_finite() || v < 0.0 || (!allow_zero && v == 0.0) {
+        let want = if allow_zero { ">= 0" } else { "> 0" };
+        return Err(err(path, format!("must be a finite number of seconds {want}, got {v}")));
+    }
+    Ok(v)
+}
+
+fn check_prob(path: &str, v: f64) -> Result<f64, ConfigError> {
+    if !(0.0..=1.0).contains(&v) || v.is_nan() {
+        return Err(err(path, format!("probability must be in [0, 1], got {v}")));
+    }
+    Ok(v)
+}
+
+impl Scenario {
+    /// Validate `value` and build the scenario and its network.
+    pub fn build(value: &serde_json::Value) -> Result<(Scenario, Topology), ConfigError> {
+        if !value.is_object() {
+            return Err(err("", "a scenario must be a table (TOML) or an object (JSON)"));
+        }
+        let mut spec: ScenarioSpec = from_value(value)?;
+        let run = &spec.run;
+        let duration = check_secs("run.duration", &run.duration, false)?;
+        let warmup = check_secs("run.warmup", &run.warmup, true)?;
+        if warmup >= duration {
+            return Err(err("run.warmup", format!("must be shorter than run.duration ({duration} s), got {warmup}")));
+        }
+        if run.event_budget == Some(0) {
+            return Err(err("run.event_budget", "must be a positive number of events, got 0"));
+        }
+
+        // Nodes.
+        if spec.nodes.is_empty() {
+            return Err(err("nodes", "a scenario needs at least two nodes"));
+        }
+        let mut topo = Topology::default();
+        for (i, n) in spec.nodes.iter().enumerate() {
+            let path = format!("nodes[{i}].name");
+            if n.name.trim().is_empty() {
+                return Err(err(path, "node names must not be empty"));
+            }
+            if topo.node_id(&n.name).is_some() {
+                return Err(err(path, format!("duplicate node name {:?}", n.name)));
+            }
+            topo.nodes.push(Node {
+                name: n.name.clone(),
+                kind: match n.kind {
+                    NodeKindSpec::Host => NodeKind::Host,
+                    NodeKindSpec::Router => NodeKind::Router,
+                },
+            });
+        }
+        let node_names = || {
+            spec.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ")
+        };
+        let lookup = |path: &str, name: &str| {
+            topo.node_id(name)
+                .ok_or_else(|| err(path, format!("unknown node {name:?} (nodes: {})", node_names())))
+        };
+
+        // Links.
+        let mut dirs = Vec::new();
+        let mut link_names = Vec::new();
+        for (i, l) in spec.links.iter_mut().enumerate() {
+            let p = format!("links[{i}]");
+            let from = lookup(&format!("{p}.from"), &l.from)?;
+            let to = lookup(&format!("{p}.to"), &l.to)?;
+            if from == to {
+                return Err(err(format!("{p}.to"), format!("a link must join two different nodes, got {:?} twice", l.to)));
+            }
+            let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
+            if link_names.contains(&name) {
+                return Err(err(format!("{p}.name"), format!("duplicate link name {name:?}")));
+            }
+            l.name = Some(name.clone());
+            let bw = l.bandwidth.as_bps().map_err(|m| err(format!("{p}.bandwidth"), m))?;
+            if !bw.is_finite() || bw < 1.0 {
+                return Err(err(format!("{p}.bandwidth"), format!("must be a positive rate of at least 1 bit/s, got {bw}")));
+            }
+            let delay = check_secs(&format!("{p}.delay"), &l.delay, true)?;
+            let kind = match l.kind {
+                LinkKindSpec::Wired => LinkKind::Wired,
+                LinkKindSpec::Wireless => LinkKind::Wireless,
+            };
+            for (fwd, d, dp) in [(true, &l.forward, "forward"), (false, &l.reverse, "reverse")] {
+                let dpath = format!("{p}.{dp}");
+                let (a, b) = if fwd { (from, to) } else { (to, from) };
+                let limit = d.queue.unwrap_or(l.queue);
+                let imp = ImpairSpec {
+                    loss: d.loss.clone(),
+                    reorder: d.reorder.clone(),
+                    duplicate: d.duplicate.clone(),
+                    outages: d.outages.clone(),
+                };
+                let pipe = Pipeline::build(&imp, &dpath, spec.run.seed, &format!("link/{name}/{dp}"))?;
+                dirs.push(LinkDir::new(i as u32, fwd, a, b, bw.round() as u64, secs(delay), limit, kind, pipe));
+            }
+            link_names.push(name);
+        }
+        topo.dirs = dirs;
+        topo.link_names = link_names;
+
+        // Flows.
+        if spec.flows.is_empty() {
+            return Err(err("flows", "a scenario needs at least one flow"));
+        }
+        let mut flows = Vec::with_capacity(spec.flows.len());
+        let mut flow_names: Vec<String> = Vec::new();
+        for (i, f) in spec.flows.iter_mut().enumerate() {
+            let p = format!("flows[{i}]");
+            let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
+            if flow_names.contains(&name) {
+                return Err(err(format!("{p}.name"), format!("duplicate flow name {name:?}")));
+            }
+            f.name = Some(name.clone());
+            let src = lookup(&format!("{p}.src"), &f.src)?;
+            let dst = lookup(&format!("{p}.dst"), &f.dst)?;
+            for (node, key) in [(src, "src"), (dst, "dst")] {
+                if topo.nodes[node as usize].kind != NodeKind::Host {
+                    return Err(err(format!("{p}.{key}"), format!("node {:?} is a router; flows start and end at hosts", topo.nodes[node as usize].name)));
+                }
+            }
+            if src == dst {
+                return Err(err(format!("{p}.dst"), format!("a flow needs two different end points, got {:?} twice", f.dst)));
+            }
+            let variant = Variant::ALL
+                .iter()
+                .find(|(n, _)| *n == f.variant)
+                .map(|(_, v)| *v)
+                .ok_or_else(|| err(format!("{p}.variant"), format!("unknown TCP variant {:?} (known: tahoe, reno, newreno, sack)", f.variant)))?;
+            let start = check_secs(&format!("{p}.start"), &f.start, true)?;
+            if start >= duration {
+                return Err(err(format!("{p}.start"), format!("must be before the end of the run ({duration} s), got {start}")));
+            }
+            if f.packet_size <= f.ack_size || f.packet_size > 65_535 {
+                return Err(err(format!("{p}.packet_size"), format!("must be larger than ack_size ({}) and at most 65535 bytes, got {}", f.ack_size, f.packet_size)));
+            }
+            if f.ack_size == 0 {
+                return Err(err(format!("{p}.ack_size"), "must be at least 1 byte, got 0"));
+            }
+            if f.window == 0 {
+                return Err(err(format!("{p}.window"), "must be at least 1 packet, got 0"));
+            }
+            if f.segments == Some(0) {
+                return Err(err(format!("{p}.segments"), "a finite transfer needs at least 1 segment, got 0; omit the key for a bulk source"));
+            }
+            let data_path = shortest_path(&topo, src, dst).ok_or_else(|| {
+                err(format!("{p}.dst"), format!("no route from {:?} to {:?}", f.src, f.dst))
+            })?;
+            let ack_path = shortest_path(&topo, dst, src).ok_or_else(|| {
+                err(format!("{p}.src"), format!("no route for ACKs from {:?} back to {:?}", f.dst, f.src))
+            })?;
+            let tcp = f.tcp.to_config(&format!("{p}.tcp"), variant, f.window, f.segments)?;
+            let sink = SinkConfig {
+                delayed_ack: f.sink.delayed_ack,
+                delack_timeout: secs(check_secs(&format!("{p}.sink.delack_timeout"), &f.sink.delack_timeout, false)?),
+                sack: f.sink.sack.unwrap_or(variant == Variant::Sack),
+            };
+            f.sink.sack = Some(sink.sack);
+            if variant == Variant::Sack && !sink.sack {
+                return Err(err(format!("{p}.sink.sack"), "the sack variant needs a SACK receiver, got false"));
+            }
+            flow_names.push(name.clone());
+            flows.push(FlowPlan {
+                name,
+                src,
+                dst,
+                start: secs(start),
+                packet_size: f.packet_size,
+                ack_size: f.ack_size,
+                tcp,
+                sink,
+                data_path,
+                ack_path,
+            });
+        }
+
+        let interval = check_secs("output.interval", &spec.output.interval, false)?;
+        let window = check_secs("output.throughput_window", &spec.output.throughput_window, false)?;
+        let scenario = Scenario {
+            duration: secs(duration),
+            warmup: secs(warmup),
+            seed: spec.run.seed,
+            event_budget: spec.run.event_budget,
+            flows,
+            timeseries: spec.output.timeseries,
+            sample_interval: secs(interval),
+            throughput_window: secs(window),
+            spec,
+        };
+        Ok((scenario, topo))
+    }
+}
+
+impl TcpSpec {
+    fn to_config(
+        &self,
+        path: &str,
+        variant: Variant,
+        window: u32,
+        segments: Option<u64>,
+    ) -> Result<TcpConfig, ConfigError> {
+        let d = TcpConfig::default();
+        let t = |key: &str, q: &Option<Quantity>, dflt: Time| -> Result<Time, ConfigError> {
+            match q {
+                None => Ok(dflt),
+                Some(q) => Ok(secs(check_secs(&format!("{path}.{key}"), q, false)?)),
+            }
+        };
+        let cfg = TcpConfig {
+            variant,
+            window,
+            initial_cwnd: self.initial_cwnd.unwrap_or(d.initial_cwnd),
+            initial_ssthresh: self.initial_ssthresh.unwrap_or(d.initial_ssthresh),
+            dupack_threshold: self.dupack_threshold.unwrap_or(d.dupack_threshold),
+            limited_transmit: self.limited_transmit.unwrap_or(d.limited_transmit),
+            initial_rto: t("initial_rto", &self.initial_rto, d.initial_rto)?,
+            min_rto: t("min_rto", &self.min_rto, d.min_rto)?,
+            max_rto: t("max_rto", &self.max_rto, d.max_rto)?,
+            granularity: t("granularity", &self.granularity, d.granularity)?,
+            max_backoff: self.max_backoff.unwrap_or(d.max_backoff),
+            total_segments: segments,
+        };
+        if !(cfg.initial_cwnd >= 1.0 && cfg.initial_cwnd.is_finite()) {
+            return Err(err(format!("{path}.initial_cwnd"), format!("must be at least 1 packet, got {}", cfg.initial_cwnd)));
+        }
+        if !(cfg.initial_ssthresh >= 2.0) {
+            return Err(err(format!("{path}.initial_ssthresh"), format!("must be at least 2 packets, got {}", cfg.initial_ssthresh)));
+        }
+        if cfg.dupack_threshold == 0 {
+            return Err(err(format!("{path}.dupack_threshold"), "must be at least 1, got 0"));
+        }
+        if cfg.min_rto > cfg.max_rto {
+            return Err(err(format!("{path}.min_rto"), format!("must not exceed max_rto ({} s), got {} s", crate::engine::to_secs(cfg.max_rto), crate::engine::to_secs(cfg.min_rto))));
+        }
+        if cfg.max_backoff == 0 {
+            return Err(err(format!("{path}.max_backoff"), "must be at least 1, got 0"));
+        }
+        Ok(cfg)
+    }
+}
+
+/// Probability check shared with sub-configs that are parsed here.
+pub fn probability(path: &str, v: f64) -> Result<f64, ConfigError> {
+    check_prob(path, v)
+}

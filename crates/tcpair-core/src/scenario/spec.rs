@@ -1,0 +1,237 @@
+//! The serde schema. `deny_unknown_fields` everywhere: a misspelt key is an
+//! error, never silently ignored.
+
+use super::units::Quantity;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Free text, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub run: RunSpec,
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Simulated seconds.
+    pub duration: Quantity,
+    /// Seconds at the start excluded from goodput, throughput, delay and counters.
+    #[serde(default = "zero")]
+    pub warmup: Quantity,
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Abort with an error after this many events (guards against runaway runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_budget: Option<u64>,
+}
+
+fn zero() -> Quantity {
+    Quantity::Num(0.0)
+}
+fn one() -> u64 {
+    1
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKindSpec {
+    #[default]
+    Host,
+    Router,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    #[serde(default)]
+    pub kind: NodeKindSpec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkKindSpec {
+    #[default]
+    Wired,
+    Wireless,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Defaults to "FROM-TO".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    /// Bits per second, or "10Mb", "2 Mb/s", ...
+    pub bandwidth: Quantity,
+    /// One-way propagation delay: seconds, or "10ms", "64us", ...
+    pub delay: Quantity,
+    /// DropTail limit in packets waiting, both directions (ns-2 default 50).
+    #[serde(default = "default_queue")]
+    pub queue: u32,
+    #[serde(default)]
+    pub kind: LinkKindSpec,
+    /// Direction from -> to.
+    #[serde(default)]
+    pub forward: DirSpec,
+    /// Direction to -> from.
+    #[serde(default)]
+    pub reverse: DirSpec,
+}
+
+fn default_queue() -> u32 {
+    50
+}
+
+/// Per-direction settings: queue override and impairments (see `impair`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outages: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Defaults to "flowN".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    #[serde(default = "default_variant")]
+    pub variant: String,
+    /// Seconds.
+    #[serde(default = "zero")]
+    pub start: Quantity,
+    /// Whole data packet on the wire, bytes (ns-2 packetSize_).
+    #[serde(default = "default_packet_size")]
+    pub packet_size: u32,
+    #[serde(default = "default_ack_size")]
+    pub ack_size: u32,
+    /// Window limit in packets (ns-2 window_).
+    #[serde(default = "default_window")]
+    pub window: u32,
+    /// Finite transfer of this many segments; absent = bulk (FTP) source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<u64>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    #[serde(default)]
+    pub sink: SinkSpec,
+}
+
+fn default_variant() -> String {
+    "reno".into()
+}
+fn default_packet_size() -> u32 {
+    1000
+}
+fn default_ack_size() -> u32 {
+    40
+}
+fn default_window() -> u32 {
+    20
+}
+
+/// Sender knobs; absent keys take `TcpConfig::default()` (docs/tcp.md).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_threshold: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_backoff: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkSpec {
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "default_delack")]
+    pub delack_timeout: Quantity,
+    /// Default: on for the sack variant, off otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+}
+
+impl Default for SinkSpec {
+    fn default() -> Self {
+        Self {
+            delayed_ack: false,
+            delack_timeout: default_delack(),
+            sack: None,
+        }
+    }
+}
+
+fn default_delack() -> Quantity {
+    Quantity::Num(0.1)
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Record cwnd, ssthresh, sequence sent and moving-window throughput.
+    #[serde(default)]
+    pub timeseries: bool,
+    /// Sampling interval of the time series, seconds.
+    #[serde(default = "default_interval")]
+    pub interval: Quantity,
+    /// Width of the moving window for instantaneous throughput, seconds.
+    #[serde(default = "default_tput_window")]
+    pub throughput_window: Quantity,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        Self {
+            timeseries: false,
+            interval: default_interval(),
+            throughput_window: default_tput_window(),
+        }
+    }
+}
+
+fn default_interval() -> Quantity {
+    Quantity::Num(0.1)
+}
+fn default_tput_window() -> Quantity {
+    Quantity::Num(1.0)
+}

@@ -1,0 +1,539 @@
+//! Wires the layers together and runs a scenario: the event loop, packet
+//! forwarding along precomputed paths, TCP agents at the end hosts, the
+//! impairment pipelines at link exits, and the bookkeeping of ground truth.
+//!
+//! Per delivered data packet the cost is one event per hop for the data
+//! packet and one per hop for its ACK; timers are re-armed lazily (a deadline
+//! is stored, and the one pending timer event re-checks it when it fires).
+
+mod result;
+
+pub use result::{FlowResult, PacketCounters, RunResult};
+
+use crate::engine::{EventQueue, Time};
+use crate::error::{ConfigError, SimError};
+use crate::impair::{DropCause, PipeOut};
+use crate::metrics::{
+    DropCauseKind, DropRecord, Histogram, RecoveryKind, RecoveryRecord, Sample, SinkCounters,
+};
+use crate::net::{Accept, DirId, LinkKind, Routes, Topology};
+use crate::packet::{flags, Arena, FlowId, Packet, PktKind, PktRef, Retx, SackBlocks};
+use crate::scenario::{FlowPlan, Scenario};
+use crate::tcp::{AckInfo, RecoveryEvent, SenderOutput, SenderStats, SinkOutput, TcpSender, TcpSink};
+use std::collections::{HashMap, VecDeque};
+
+#[derive(Debug, Clone, Copy)]
+enum Ev {
+    /// Packet `pkt` reaches the far end of link direction `dir`.
+    Arrive { dir: DirId, pkt: PktRef },
+    Start { flow: FlowId },
+    SenderTimer { flow: FlowId },
+    SinkTimer { flow: FlowId },
+    PipeTimer { dir: DirId },
+    Warmup,
+    Sample,
+}
+
+pub(crate) struct FlowState {
+    pub plan: FlowPlan,
+    data_path: u32,
+    ack_path: u32,
+    pub sender: TcpSender,
+    sink: TcpSink,
+    snd_timer_at: Option<Time>,
+    sink_timer_at: Option<Time>,
+    pub sink_c: SinkCounters,
+    pub base_sink: SinkCounters,
+    pub base_sender: SenderStats,
+    pub delay: Histogram,
+    /// Ground truth: segment -> cause of its latest drop not yet followed by
+    /// a delivery. Looked up when the sender retransmits.
+    lost: HashMap<u32, (DropCauseKind, LinkKind)>,
+    pub finished_at: Option<Time>,
+    /// (time, delivered segments) at recent samples, for moving-window throughput.
+    tput_hist: VecDeque<(Time, u64)>,
+}
+
+/// A scenario being run.
+pub struct Sim {
+    q: EventQueue<Ev>,
+    arena: Arena,
+    topo: Topology,
+    routes: Routes,
+    pub(crate) flows: Vec<FlowState>,
+    pipe_timer_at: Vec<Option<Time>>,
+    scenario: Scenario,
+    // Reused output buffers: no allocation per event.
+    pipe_out: Vec<PipeOut>,
+    snd_out: SenderOutput,
+    sink_out: SinkOutput,
+    pub(crate) drops: Vec<DropRecord>,
+    pub(crate) recoveries: Vec<RecoveryRecord>,
+    pub(crate) samples: Vec<Sample>,
+    pub(crate) counters: PacketCounters,
+}
+
+impl Sim {
+    /// Validate and build a scenario from its value tree (TOML or JSON).
+    pub fn from_value(value: &serde_json::Value) -> Result<Sim, ConfigError> {
+        let (scenario, topo) = Scenario::build(value)?;
+        Ok(Sim::new(scenario, topo))
+    }
+
+    pub fn new(scenario: Scenario, topo: Topology) -> Sim {
+        let mut routes = Routes::default();
+        let mut q = EventQueue::new();
+        let flows = scenario
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, plan)| {
+                q.schedule(plan.start, Ev::Start { flow: i as FlowId });
+                FlowState {
+                    data_path: routes.add(plan.data_path.clone()),
+                    ack_path: routes.add(plan.ack_path.clone()),
+                    sender: TcpSender::new(plan.tcp.clone()),
+                    sink: TcpSink::new(plan.sink.clone()),
+                    plan: plan.clone(),
+                    snd_timer_at: None,
+                    sink_timer_at: None,
+                    sink_c: SinkCounters::default(),
+                    base_sink: SinkCounters::default(),
+                    base_sender: SenderStats::default(),
+                    delay: Histogram::new(),
+                    lost: HashMap::new(),
+                    finished_at: None,
+                    tput_hist: VecDeque::new(),
+                }
+            })
+            .collect();
+        if scenario.warmup > 0 {
+            q.schedule(scenario.warmup, Ev::Warmup);
+        }
+        if scenario.timeseries {
+            q.schedule(0, Ev::Sample);
+        }
+        Sim {
+            q,
+            arena: Arena::new(),
+            pipe_timer_at: vec![None; topo.dirs.len()],
+            topo,
+            routes,
+            flows,
+            scenario,
+            pipe_out: Vec::with_capacity(16),
+            snd_out: SenderOutput::default(),
+            sink_out: SinkOutput::default(),
+            drops: Vec::new(),
+            recoveries: Vec::new(),
+            samples: Vec::new(),
+            counters: PacketCounters::default(),
+        }
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    pub fn now(&self) -> Time {
+        self.q.now()
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.q.events_processed()
+    }
+
+    /// Run to the scenario's end time and summarize.
+    pub fn run(mut self) -> Result<RunResult, SimError> {
+        let wall = std::time::Instant::now();
+        self.run_until(self.scenario.duration)?;
+        let wall_s = wall.elapsed().as_secs_f64();
+        Ok(RunResult::collect(&self, wall_s))
+    }
+
+    /// Process every event up to and including time `end`.
+    pub fn run_until(&mut self, end: Time) -> Result<(), SimError> {
+        let budget = self.scenario.event_budget.unwrap_or(u64::MAX);
+        while let Some(t) = self.q.peek_time() {
+            if t > end {
+                break;
+            }
+            if self.q.events_processed() >= budget {
+                return Err(SimError::EventBudgetExceeded {
+                    budget,
+                    sim_time_s: format!("{:.6}", crate::engine::to_secs(t)),
+                });
+            }
+            let ev = self.q.pop().expect("peeked").event;
+            self.handle(ev);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Arrive { dir, pkt } => self.on_arrive(dir, pkt),
+            Ev::Start { flow } => {
+                let now = self.q.now();
+                self.snd_out.clear();
+                self.flows[flow as usize].sender.start(now, &mut self.snd_out);
+                self.apply_sender_output(flow);
+            }
+            Ev::SenderTimer { flow } => self.on_sender_timer(flow),
+            Ev::SinkTimer { flow } => self.on_sink_timer(flow),
+            Ev::PipeTimer { dir } => self.on_pipe_timer(dir),
+            Ev::Warmup => {
+                for f in &mut self.flows {
+                    f.base_sink = f.sink_c;
+                    f.base_sender = *f.sender.stats();
+                    f.delay.clear();
+                }
+            }
+            Ev::Sample => self.on_sample(),
+        }
+    }
+
+    // ---- network -------------------------------------------------------
+
+    /// Send `pkt` on its next hop (or hand it to the local agent at the end).
+    #[inline]
+    fn forward(&mut self, node_hint: u32, pkt: PktRef) {
+        let p = self.arena.get(pkt);
+        let f = &self.flows[p.flow as usize];
+        let path = if p.kind == PktKind::Data { f.data_path } else { f.ack_path };
+        match self.routes.hop(path, p.hop) {
+            None => self.deliver_local(pkt),
+            Some(dir) => {
+                let now = self.q.now();
+                let size = p.size;
+                let d = &mut self.topo.dirs[dir as usize];
+                debug_assert_eq!(d.from, node_hint);
+                match d.offer(now, size) {
+                    Accept::ArrivesAt(t) => {
+                        self.arena.get_mut(pkt).hop += 1;
+                        self.q.schedule(t, Ev::Arrive { dir, pkt });
+                    }
+                    Accept::QueueFull => self.record_drop(dir, pkt, DropCauseKind::Queue),
+                }
+            }
+        }
+    }
+
+    fn on_arrive(&mut self, dir: DirId, pkt: PktRef) {
+        let now = self.q.now();
+        let d = &mut self.topo.dirs[dir as usize];
+        d.in_transit -= 1;
+        let to = d.to;
+        if d.pipeline.is_transparent() {
+            self.forward(to, pkt);
+            return;
+        }
+        let size = self.arena.get(pkt).size;
+        let entered = d.entered_at(now, size);
+        let arena = &mut self.arena;
+        let counters = &mut self.counters;
+        let mut clone = |h: u32| -> u32 {
+            let mut c: Packet = *arena.get(h);
+            c.flags |= flags::IMPAIR_COPY;
+            counters.copies += 1;
+            arena.alloc(c)
+        };
+        let mut out = std::mem::take(&mut self.pipe_out);
+        d.pipeline.on_arrival(now, entered, pkt, size, &mut clone, &mut out);
+        self.after_pipeline(dir, to, &mut out);
+        self.pipe_out = out;
+    }
+
+    fn on_pipe_timer(&mut self, dir: DirId) {
+        let now = self.q.now();
+        if self.pipe_timer_at[dir as usize] != Some(now) {
+            return; // superseded
+        }
+        self.pipe_timer_at[dir as usize] = None;
+        let d = &mut self.topo.dirs[dir as usize];
+        let to = d.to;
+        let mut out = std::mem::take(&mut self.pipe_out);
+        d.pipeline.on_timer(now, &mut out);
+        self.after_pipeline(dir, to, &mut out);
+        self.pipe_out = out;
+    }
+
+    fn after_pipeline(&mut self, dir: DirId, to: u32, out: &mut Vec<PipeOut>) {
+        for o in out.drain(..) {
+            match o {
+                PipeOut::Deliver(h) => self.forward(to, h),
+                PipeOut::Drop(h, cause) => {
+                    let c = match cause {
+                        DropCause::Corruption => DropCauseKind::Corruption,
+                        DropCause::Outage => DropCauseKind::Outage,
+                    };
+                    self.record_drop(dir, h, c);
+                }
+            }
+        }
+        if let Some(dl) = self.topo.dirs[dir as usize].pipeline.next_deadline() {
+            let slot = &mut self.pipe_timer_at[dir as usize];
+            if slot.is_none_or(|t| t > dl) {
+                *slot = Some(dl);
+                self.q.schedule(dl, Ev::PipeTimer { dir });
+            }
+        }
+    }
+
+    fn record_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
+        let p = *self.arena.get(pkt);
+        let link_kind = self.topo.dirs[dir as usize].kind;
+        self.drops.push(DropRecord {
+            time: self.q.now(),
+            flow: p.flow,
+            kind: p.kind,
+            seq: p.seq,
+            packet_id: p.id,
+            dir,
+            cause,
+            link_kind,
+            retx: p.retx,
+        });
+        if p.kind == PktKind::Data {
+            self.flows[p.flow as usize].lost.insert(p.seq, (cause, link_kind));
+        }
+        self.counters.dropped += 1;
+        self.arena.free(pkt);
+    }
+
+    // ---- end hosts -------------------------------------------------------
+
+    fn deliver_local(&mut self, pkt: PktRef) {
+        let p = *self.arena.get(pkt);
+        self.arena.free(pkt);
+        self.counters.delivered += 1;
+        match p.kind {
+            PktKind::Data => self.on_data_at_sink(&p),
+            PktKind::Ack => self.on_ack_at_sender(&p),
+        }
+    }
+
+    fn on_data_at_sink(&mut self, p: &Packet) {
+        let now = self.q.now();
+        let flow = p.flow;
+        let f = &mut self.flows[flow as usize];
+        self.sink_out = SinkOutput::default();
+        f.sink.on_data(now, p.seq, p.sent_at, &mut self.sink_out);
+        f.sink_c.arrived += 1;
+        if self.sink_out.duplicate {
+            f.sink_c.duplicates += 1;
+        } else {
+            f.delay.record(now - p.sent_at);
+        }
+        f.sink_c.delivered += u64::from(self.sink_out.new_in_order);
+        if !f.lost.is_empty() {
+            f.lost.remove(&p.seq);
+        }
+        self.after_sink(flow);
+    }
+
+    fn after_sink(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        if let Some(ack) = self.sink_out.ack.take() {
+            let f = &mut self.flows[flow as usize];
+            f.sink_c.acks_sent += 1;
+            let pkt = Packet {
+                id: 0,
+                flow,
+                kind: PktKind::Ack,
+                src: f.plan.dst,
+                dst: f.plan.src,
+                size: f.plan.ack_size,
+                seq: ack.ack,
+                flags: if ack.eln { flags::ELN } else { 0 },
+                retx: Retx::Original,
+                sent_at: now,
+                ts_echo: ack.ts_echo,
+                sack: ack.sack,
+                hop: 0,
+            };
+            let src = pkt.src;
+            let r = self.arena.alloc(pkt);
+            self.counters.sent += 1;
+            self.forward(src, r);
+        }
+        let f = &mut self.flows[flow as usize];
+        if let Some(d) = f.sink.timer_deadline() {
+            if f.sink_timer_at.is_none_or(|t| t > d) {
+                f.sink_timer_at = Some(d);
+                self.q.schedule(d, Ev::SinkTimer { flow });
+            }
+        }
+    }
+
+    fn on_sink_timer(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        let f = &mut self.flows[flow as usize];
+        if f.sink_timer_at != Some(now) {
+            return;
+        }
+        f.sink_timer_at = None;
+        self.sink_out = SinkOutput::default();
+        f.sink.on_timer(now, &mut self.sink_out);
+        self.after_sink(flow);
+    }
+
+    fn on_ack_at_sender(&mut self, p: &Packet) {
+        let now = self.q.now();
+        let info = AckInfo {
+            ack: p.seq,
+            ts_echo: p.ts_echo,
+            sack: p.sack,
+            eln: p.has_flag(flags::ELN),
+        };
+        self.snd_out.clear();
+        self.flows[p.flow as usize]
+            .sender
+            .on_ack(now, &info, &mut self.snd_out);
+        self.apply_sender_output(p.flow);
+    }
+
+    fn on_sender_timer(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        let f = &mut self.flows[flow as usize];
+        if f.snd_timer_at != Some(now) {
+            return; // a stale event: the timer was re-armed earlier
+        }
+        f.snd_timer_at = None;
+        match f.sender.rto_deadline() {
+            Some(d) if d <= now => {
+                self.snd_out.clear();
+                f.sender.on_timer(now, &mut self.snd_out);
+                self.apply_sender_output(flow);
+            }
+            Some(d) => {
+                f.snd_timer_at = Some(d);
+                self.q.schedule(d, Ev::SenderTimer { flow });
+            }
+            None => {}
+        }
+    }
+
+    /// Carry out what the sender asked for: transmit, record recoveries with
+    /// their ground truth, re-arm the timer lazily.
+    fn apply_sender_output(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        let out = std::mem::take(&mut self.snd_out);
+        for ev in &out.events {
+            let f = &self.flows[flow as usize];
+            let (kind, seq, window_cut) = match *ev {
+                RecoveryEvent::FastRetransmit { seq, window_cut } => {
+                    (RecoveryKind::FastRetransmit, seq, window_cut)
+                }
+                RecoveryEvent::Timeout { seq } => (RecoveryKind::Timeout, seq, true),
+            };
+            self.recoveries.push(RecoveryRecord {
+                time: now,
+                flow,
+                kind,
+                seq,
+                window_cut,
+                true_cause: f.lost.get(&seq).copied(),
+            });
+        }
+        for seg in &out.segs {
+            let f = &self.flows[flow as usize];
+            let pkt = Packet {
+                id: 0,
+                flow,
+                kind: PktKind::Data,
+                src: f.plan.src,
+                dst: f.plan.dst,
+                size: f.plan.packet_size,
+                seq: seg.seq,
+                flags: 0,
+                retx: if seg.retransmit { Retx::Sender } else { Retx::Original },
+                sent_at: now,
+                ts_echo: 0,
+                sack: SackBlocks::default(),
+                hop: 0,
+            };
+            let src = pkt.src;
+            let r = self.arena.alloc(pkt);
+            self.counters.sent += 1;
+            self.forward(src, r);
+        }
+        self.snd_out = out;
+        let f = &mut self.flows[flow as usize];
+        if let Some(d) = f.sender.rto_deadline() {
+            if f.snd_timer_at.is_none_or(|t| t > d) {
+                f.snd_timer_at = Some(d);
+                self.q.schedule(d, Ev::SenderTimer { flow });
+            }
+        }
+        if f.finished_at.is_none() && f.sender.finished() {
+            f.finished_at = Some(now);
+        }
+    }
+
+    // ---- measurement -----------------------------------------------------
+
+    fn on_sample(&mut self) {
+        let now = self.q.now();
+        let window = self.scenario.throughput_window;
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let delivered = f.sink_c.delivered;
+            f.tput_hist.push_back((now, delivered));
+            while f.tput_hist.len() > 1 && f.tput_hist[0].0 + window < now {
+                f.tput_hist.pop_front();
+            }
+            let (t0, d0) = f.tput_hist[0];
+            let tput = if now > t0 {
+                (delivered - d0) as f64 * f64::from(f.plan.packet_size) * 8.0
+                    / crate::engine::to_secs(now - t0)
+                    / 1e3
+            } else {
+                0.0
+            };
+            self.samples.push(Sample {
+                time: now,
+                flow: i as FlowId,
+                cwnd: f.sender.cwnd(),
+                ssthresh: f.sender.ssthresh(),
+                seq_sent: i64::from(f.sender.max_sent()) - 1,
+                throughput_kbps: tput,
+            });
+        }
+        let next = now + self.scenario.sample_interval;
+        if next <= self.scenario.duration {
+            self.q.schedule(next, Ev::Sample);
+        }
+    }
+
+    /// Packets currently inside the network (queued, on a wire, or held by an
+    /// impairment), counted from the links' own counters.
+    pub fn in_flight(&self) -> u64 {
+        self.topo
+            .dirs
+            .iter()
+            .map(|d| d.in_transit + d.pipeline.held() as u64)
+            .sum()
+    }
+
+    /// Packets allocated in the arena (must equal `in_flight()`).
+    pub fn arena_live(&self) -> usize {
+        self.arena.live()
+    }
+}
+
+/// Run a scenario given as TOML text.
+pub fn run_toml(text: &str) -> Result<RunResult, SimError> {
+    let v = crate::scenario::parse_toml(text)?;
+    Ok(Sim::from_value(&v)?.run()?)
+}
+
+/// Run a scenario given as JSON text.
+pub fn run_json(text: &str) -> Result<RunResult, SimError> {
+    let v = crate::scenario::parse_json(text)?;
+    Ok(Sim::from_value(&v)?.run()?)
+}
