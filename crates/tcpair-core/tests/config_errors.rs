@@ -1,0 +1,123 @@
+//! Bad input: one error naming the field (and the value), never a panic.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+fn error_of(v: &Value) -> String {
+    match tcpair_core::sim::Sim::from_value(v) {
+        Ok(_) => panic!("accepted a bad scenario: {v}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn base() -> Value {
+    one_link("reno", json!({"model": "uniform", "p": 0.01}), 10.0)
+}
+
+fn expect(edit: impl FnOnce(&mut Value), path: &str, mentions: &str) {
+    let mut v = base();
+    edit(&mut v);
+    let msg = error_of(&v);
+    assert!(msg.starts_with(path), "expected path {path:?} in {msg:?}");
+    assert!(msg.contains(mentions), "expected {mentions:?} in {msg:?}");
+}
+
+#[test]
+fn unknown_key() {
+    expect(|v| v["run"]["durration"] = json!(5), "run", "durration");
+    expect(|v| v["links"][1]["forward"]["jitter"] = json!(1), "links[1].forward", "jitter");
+}
+
+#[test]
+fn wrong_type() {
+    expect(|v| v["flows"][0]["window"] = json!("big"), "flows[0].window", "big");
+}
+
+#[test]
+fn negative_bandwidth() {
+    expect(|v| v["links"][0]["bandwidth"] = json!(-5.0), "links[0].bandwidth", "-5");
+    expect(|v| v["links"][0]["bandwidth"] = json!("fast"), "links[0].bandwidth", "fast");
+}
+
+#[test]
+fn negative_delay() {
+    expect(|v| v["links"][0]["delay"] = json!(-0.1), "links[0].delay", "-0.1");
+}
+
+#[test]
+fn probability_outside_unit_interval() {
+    expect(|v| v["links"][1]["forward"]["loss"]["p"] = json!(1.5), "links[1].forward.loss.p", "1.5");
+}
+
+#[test]
+fn unknown_error_model() {
+    expect(|v| v["links"][1]["forward"]["loss"]["model"] = json!("gilbert"), "links[1].forward.loss.model", "gilbert");
+}
+
+#[test]
+fn unknown_node() {
+    expect(|v| v["flows"][0]["dst"] = json!("mh2"), "flows[0].dst", "mh2");
+    expect(|v| v["links"][0]["from"] = json!("nowhere"), "links[0].from", "nowhere");
+}
+
+#[test]
+fn unroutable_flow() {
+    expect(
+        |v| {
+            v["nodes"].as_array_mut().unwrap().push(json!({"name": "island"}));
+            v["flows"][0]["dst"] = json!("island");
+        },
+        "flows[0].dst",
+        "no route",
+    );
+}
+
+#[test]
+fn non_positive_duration() {
+    expect(|v| v["run"]["duration"] = json!(0), "run.duration", "0");
+    expect(|v| v["run"]["duration"] = json!(-3), "run.duration", "-3");
+}
+
+#[test]
+fn unknown_variant() {
+    expect(|v| v["flows"][0]["variant"] = json!("cubic"), "flows[0].variant", "cubic");
+}
+
+#[test]
+fn duplicate_names() {
+    expect(|v| v["nodes"][1]["name"] = json!("fh"), "nodes[1].name", "fh");
+}
+
+#[test]
+fn flow_on_a_router() {
+    expect(|v| v["flows"][0]["dst"] = json!("bs"), "flows[0].dst", "router");
+}
+
+#[test]
+fn reorder_range_inverted() {
+    expect(
+        |v| v["links"][1]["forward"]["reorder"] = json!({"p": 0.1, "min": 5, "max": 2}),
+        "links[1].forward.reorder",
+        "5",
+    );
+}
+
+#[test]
+fn warmup_not_shorter_than_duration() {
+    expect(|v| v["run"]["warmup"] = json!(10.0), "run.warmup", "10");
+}
+
+#[test]
+fn event_budget_overrun_is_an_error_not_a_hang() {
+    let mut v = base();
+    v["run"]["event_budget"] = json!(1000);
+    let err = tcpair_core::sim::run_json(&v.to_string()).unwrap_err();
+    assert!(err.to_string().starts_with("run.event_budget"), "{err}");
+}
+
+#[test]
+fn malformed_text() {
+    let e = tcpair_core::sim::run_toml("[run\nduration = 1").unwrap_err();
+    assert!(e.to_string().contains("TOML"), "{e}");
+}
