@@ -90,7 +90,13 @@ pub fn build_windowed(table: &serde_json::Value) -> Result<Box<dyn ErrorModel>, 
             ),
         )
     })?;
-    let inner = (info.build)(&serde_json::Value::Object(rest))?;
+    let inner = (info.build)(&serde_json::Value::Object(rest)).map_err(|mut e| {
+        // serde lists only the model's own keys; the window keys are legal too.
+        if e.message.starts_with("unknown field") {
+            e.message.push_str(" (or `model`, `start`, `stop`)");
+        }
+        e
+    })?;
     if start == 0.0 && stop.is_none() {
         // No window: skip the wrapper's comparisons.
         return Ok(inner);
@@ -165,6 +171,7 @@ mod tests {
         let e = build_windowed(&json!({"model": "uniform", "p": 7})).unwrap_err();
         assert_eq!(e.path, "p");
         let e = build_windowed(&json!({"model": "uniform", "p": 0.1, "rate": 7})).unwrap_err();
-        assert!(e.to_string().contains("rate"), "{e}");
+        assert_eq!(e.path, "rate");
+        assert!(e.message.contains("`start`"), "{e}");
     }
 }
