@@ -13,6 +13,7 @@ use crate::engine::{SimRng, Time};
 use crate::error::ConfigError;
 
 pub mod ber;
+mod check;
 pub mod duplicate;
 pub mod expo;
 pub mod markov2;
@@ -23,7 +24,7 @@ pub mod reorder;
 pub mod uniform;
 pub mod window;
 
-pub use pipeline::{DropCause, Pipeline, PipeOut, PipelineConfig};
+pub use pipeline::{DropCause, ImpairSpec, PipeOut, Pipeline, PipelineConfig};
 
 /// A loss process. Called once per packet reaching the end of the link, in
 /// order, with the time it arrives there.
