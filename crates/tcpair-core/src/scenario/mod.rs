@@ -120,12 +120,13 @@ impl Scenario {
                 },
             });
         }
-        let node_names = || {
-            spec.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ")
-        };
+        let names: Vec<String> = spec.nodes.iter().map(|n| n.name.clone()).collect();
         let lookup = |path: &str, name: &str| {
-            topo.node_id(name)
-                .ok_or_else(|| err(path, format!("unknown node {name:?} (nodes: {})", node_names())))
+            names
+                .iter()
+                .position(|n| n == name)
+                .map(|i| i as NodeId)
+                .ok_or_else(|| err(path, format!("unknown node {name:?} (nodes: {})", names.join(", "))))
         };
 
         // Links.
