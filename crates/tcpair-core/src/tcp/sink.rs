@@ -50,6 +50,8 @@ pub struct TcpSink {
     rcv_nxt: u32,
     /// `ooo[i]`: segment `rcv_nxt + i` is held (index 0 is always false).
     ooo: VecDeque<bool>,
+    /// Number of `true` entries in `ooo`.
+    held_count: u32,
     /// Most recent out-of-order arrivals, newest first (RFC 2018 §4 order).
     recent: [u32; SACK_HISTORY],
     recent_len: usize,
@@ -66,6 +68,7 @@ impl TcpSink {
             cfg,
             rcv_nxt: 0,
             ooo: VecDeque::with_capacity(64),
+            held_count: 0,
             recent: [0; SACK_HISTORY],
             recent_len: 0,
             pending: None,
@@ -98,7 +101,7 @@ impl TcpSink {
 
     pub fn on_data(&mut self, now: Time, seq: u32, sent_at: Time, out: &mut SinkOutput) {
         *out = SinkOutput::default();
-        let had_ooo = self.ooo.iter().any(|b| *b);
+        let had_ooo = self.held_count > 0;
         let immediate;
         if seq < self.rcv_nxt || self.held(seq) {
             out.duplicate = true;
@@ -112,12 +115,10 @@ impl TcpSink {
             while let Some(true) = self.ooo.front() {
                 self.ooo.pop_front();
                 self.rcv_nxt += 1;
+                self.held_count -= 1;
                 n += 1;
             }
-            // Keep index 0 = rcv_nxt (not held).
-            if let Some(f) = self.ooo.front_mut() {
-                *f = false;
-            }
+            // Now ooo[0] (the new rcv_nxt) is false or absent, as required.
             out.new_in_order = n;
             // RFC 5681 §4.2: ACK at once when the segment fills (part of) a hole.
             immediate = had_ooo;
@@ -127,6 +128,7 @@ impl TcpSink {
                 self.ooo.push_back(false);
             }
             self.ooo[idx] = true;
+            self.held_count += 1;
             // RFC 5681 §4.2: out-of-order segment -> immediate (dup)ACK.
             immediate = true;
         }
