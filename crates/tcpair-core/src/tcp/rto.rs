@@ -1,0 +1,194 @@
+//! Retransmission timeout estimator, RFC 6298.
+//!
+//! Integer nanosecond arithmetic: the gains 1/8 and 1/4 are applied with
+//! integer division (truncation below 1 ns is irrelevant at simulated RTTs and
+//! keeps runs bit-identical across platforms).
+
+use super::TcpConfig;
+use crate::engine::Time;
+
+/// SRTT/RTTVAR estimator with exponential backoff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RtoEstimator {
+    srtt: Option<Time>,
+    rttvar: Time,
+    initial_rto: Time,
+    min_rto: Time,
+    max_rto: Time,
+    granularity: Time,
+    max_backoff: u32,
+    /// Current backoff multiplier (1, 2, 4, ... up to `max_backoff`).
+    backoff: u32,
+}
+
+impl RtoEstimator {
+    pub fn new(
+        initial_rto: Time,
+        min_rto: Time,
+        max_rto: Time,
+        granularity: Time,
+        max_backoff: u32,
+    ) -> Self {
+        Self {
+            srtt: None,
+            rttvar: 0,
+            initial_rto,
+            min_rto,
+            max_rto,
+            granularity,
+            max_backoff: max_backoff.max(1),
+            backoff: 1,
+        }
+    }
+
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        Self::new(
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.granularity,
+            cfg.max_backoff,
+        )
+    }
+
+    /// Feed one RTT measurement `r` (RFC 6298 §2.2/§2.3). A valid sample also
+    /// ends any backoff (RFC 6298 §5.7: the backed-off RTO is kept until a new
+    /// sample is taken).
+    pub fn sample(&mut self, r: Time) {
+        match self.srtt {
+            None => {
+                // §2.2: SRTT <- R, RTTVAR <- R/2.
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(srtt) => {
+                // §2.3, beta = 1/4 then alpha = 1/8; RTTVAR uses the old SRTT.
+                let diff = srtt.abs_diff(r);
+                self.rttvar = (3 * self.rttvar + diff) / 4;
+                self.srtt = Some((7 * srtt + r) / 8);
+            }
+        }
+        self.backoff = 1;
+    }
+
+    /// The RTO without backoff: SRTT + max(G, 4 RTTVAR) clamped to
+    /// [min_rto, max_rto] (RFC 6298 §2.4/§2.5), or the initial RTO before any
+    /// sample (§2.1).
+    pub fn base_rto(&self) -> Time {
+        match self.srtt {
+            None => self.initial_rto.min(self.max_rto),
+            Some(srtt) => {
+                let rto = srtt + self.granularity.max(4 * self.rttvar);
+                rto.clamp(self.min_rto, self.max_rto.max(self.min_rto))
+            }
+        }
+    }
+
+    /// The RTO to arm the timer with: base RTO times the backoff multiplier,
+    /// capped at `max_rto` (RFC 6298 §5.5 allows a maximum).
+    pub fn rto(&self) -> Time {
+        self.base_rto()
+            .saturating_mul(Time::from(self.backoff))
+            .min(self.max_rto.max(self.base_rto()))
+    }
+
+    /// Double the multiplier after a timeout (RFC 6298 §5.5), up to `max_backoff`.
+    pub fn backoff(&mut self) {
+        self.backoff = (self.backoff.saturating_mul(2)).min(self.max_backoff);
+    }
+
+    pub fn backoff_multiplier(&self) -> u32 {
+        self.backoff
+    }
+
+    pub fn srtt(&self) -> Option<Time> {
+        self.srtt
+    }
+
+    pub fn rttvar(&self) -> Time {
+        self.rttvar
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{MS, SEC};
+
+    fn est() -> RtoEstimator {
+        // ns-2-like defaults: 3 s initial, 200 ms min, 60 s max, G = 10 ms, 64x.
+        RtoEstimator::new(3 * SEC, 200 * MS, 60 * SEC, 10 * MS, 64)
+    }
+
+    #[test]
+    fn initial_rto_before_any_sample() {
+        let e = est();
+        assert_eq!(e.rto(), 3 * SEC);
+        assert_eq!(e.srtt(), None);
+    }
+
+    #[test]
+    fn first_and_second_sample_hand_computed() {
+        let mut e = est();
+        // R = 100 ms: SRTT = 100, RTTVAR = 50, RTO = 100 + max(10, 200) = 300 ms.
+        e.sample(100 * MS);
+        assert_eq!(e.srtt(), Some(100 * MS));
+        assert_eq!(e.rttvar(), 50 * MS);
+        assert_eq!(e.rto(), 300 * MS);
+        // R = 200 ms: RTTVAR = 3/4*50 + 1/4*|100-200| = 37.5 + 25 = 62.5 ms;
+        // SRTT = 7/8*100 + 1/8*200 = 112.5 ms; RTO = 112.5 + 250 = 362.5 ms.
+        e.sample(200 * MS);
+        assert_eq!(e.rttvar(), 62_500_000);
+        assert_eq!(e.srtt(), Some(112_500_000));
+        assert_eq!(e.rto(), 362_500_000);
+    }
+
+    #[test]
+    fn min_rto_and_granularity() {
+        let mut e = est();
+        // R = 10 ms: 10 + max(10, 20) = 30 ms -> clamped up to 200 ms.
+        e.sample(10 * MS);
+        assert_eq!(e.rto(), 200 * MS);
+        // Constant RTT drives RTTVAR to 0; then G dominates 4*RTTVAR.
+        let mut e = RtoEstimator::new(3 * SEC, 0, 60 * SEC, 10 * MS, 64);
+        for _ in 0..200 {
+            e.sample(50 * MS);
+        }
+        assert_eq!(e.rttvar(), 0);
+        assert_eq!(e.rto(), 60 * MS); // 50 + G
+    }
+
+    #[test]
+    fn backoff_doubles_caps_and_resets_on_sample() {
+        let mut e = est();
+        e.sample(100 * MS); // RTO 300 ms
+        e.backoff();
+        assert_eq!(e.rto(), 600 * MS);
+        e.backoff();
+        assert_eq!(e.rto(), 1200 * MS);
+        for _ in 0..10 {
+            e.backoff();
+        }
+        // Multiplier capped at 64: 300 ms * 64 = 19.2 s (< 60 s).
+        assert_eq!(e.backoff_multiplier(), 64);
+        assert_eq!(e.rto(), 19_200 * MS);
+        // RFC 6298 §5.7: a new sample ends the backoff.
+        e.sample(100 * MS);
+        assert_eq!(e.backoff_multiplier(), 1);
+        // RTTVAR = 3/4*50 = 37.5, SRTT 100 -> RTO = 250 ms.
+        assert_eq!(e.rto(), 250 * MS);
+    }
+
+    #[test]
+    fn backed_off_rto_capped_by_max_rto() {
+        let mut e = est(); // 3 s initial
+        let mut seen = vec![e.rto()];
+        for _ in 0..6 {
+            e.backoff();
+            seen.push(e.rto());
+        }
+        // 3, 6, 12, 24, 48, 60 (cap), 60 s.
+        let s: Vec<u64> = seen.iter().map(|t| t / SEC).collect();
+        assert_eq!(s, vec![3, 6, 12, 24, 48, 60, 60]);
+    }
+}
