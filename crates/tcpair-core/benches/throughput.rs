@@ -8,7 +8,10 @@ use std::time::Instant;
 fn main() {
     // `cargo bench` passes "--bench"; `cargo test --benches` runs us briefly.
     let quick = !std::env::args().any(|a| a == "--bench");
-    let path = format!("{}/../../scenarios/clrp_one_link.toml", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../scenarios/clrp_one_link.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(path).expect("shipped scenario");
     let mut v = tcpair_core::scenario::parse_toml(&text).unwrap();
     v["links"][1]["forward"]["loss"]["p"] = 0.01.into();

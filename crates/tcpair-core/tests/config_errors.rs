@@ -26,46 +26,85 @@ fn expect(edit: impl FnOnce(&mut Value), path: &str, mentions: &str) {
 #[test]
 fn unknown_key() {
     expect(|v| v["run"]["durration"] = json!(5), "run", "durration");
-    expect(|v| v["links"][1]["forward"]["jitter"] = json!(1), "links[1].forward", "jitter");
+    expect(
+        |v| v["links"][1]["forward"]["jitter"] = json!(1),
+        "links[1].forward",
+        "jitter",
+    );
 }
 
 #[test]
 fn wrong_type() {
-    expect(|v| v["flows"][0]["window"] = json!("big"), "flows[0].window", "big");
+    expect(
+        |v| v["flows"][0]["window"] = json!("big"),
+        "flows[0].window",
+        "big",
+    );
 }
 
 #[test]
 fn negative_bandwidth() {
-    expect(|v| v["links"][0]["bandwidth"] = json!(-5.0), "links[0].bandwidth", "-5");
-    expect(|v| v["links"][0]["bandwidth"] = json!("fast"), "links[0].bandwidth", "fast");
+    expect(
+        |v| v["links"][0]["bandwidth"] = json!(-5.0),
+        "links[0].bandwidth",
+        "-5",
+    );
+    expect(
+        |v| v["links"][0]["bandwidth"] = json!("fast"),
+        "links[0].bandwidth",
+        "fast",
+    );
 }
 
 #[test]
 fn negative_delay() {
-    expect(|v| v["links"][0]["delay"] = json!(-0.1), "links[0].delay", "-0.1");
+    expect(
+        |v| v["links"][0]["delay"] = json!(-0.1),
+        "links[0].delay",
+        "-0.1",
+    );
 }
 
 #[test]
 fn probability_outside_unit_interval() {
-    expect(|v| v["links"][1]["forward"]["loss"]["p"] = json!(1.5), "links[1].forward.loss.p", "1.5");
+    expect(
+        |v| v["links"][1]["forward"]["loss"]["p"] = json!(1.5),
+        "links[1].forward.loss.p",
+        "1.5",
+    );
 }
 
 #[test]
 fn unknown_error_model() {
-    expect(|v| v["links"][1]["forward"]["loss"]["model"] = json!("gilbert"), "links[1].forward.loss.model", "gilbert");
+    expect(
+        |v| v["links"][1]["forward"]["loss"]["model"] = json!("gilbert"),
+        "links[1].forward.loss.model",
+        "gilbert",
+    );
 }
 
 #[test]
 fn unknown_node() {
-    expect(|v| v["flows"][0]["dst"] = json!("mh2"), "flows[0].dst", "mh2");
-    expect(|v| v["links"][0]["from"] = json!("nowhere"), "links[0].from", "nowhere");
+    expect(
+        |v| v["flows"][0]["dst"] = json!("mh2"),
+        "flows[0].dst",
+        "mh2",
+    );
+    expect(
+        |v| v["links"][0]["from"] = json!("nowhere"),
+        "links[0].from",
+        "nowhere",
+    );
 }
 
 #[test]
 fn unroutable_flow() {
     expect(
         |v| {
-            v["nodes"].as_array_mut().unwrap().push(json!({"name": "island"}));
+            v["nodes"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"name": "island"}));
             v["flows"][0]["dst"] = json!("island");
         },
         "flows[0].dst",
@@ -81,17 +120,29 @@ fn non_positive_duration() {
 
 #[test]
 fn unknown_variant() {
-    expect(|v| v["flows"][0]["variant"] = json!("cubic"), "flows[0].variant", "cubic");
+    expect(
+        |v| v["flows"][0]["variant"] = json!("cubic"),
+        "flows[0].variant",
+        "cubic",
+    );
 }
 
 #[test]
 fn duplicate_names() {
-    expect(|v| v["nodes"][1]["name"] = json!("fh"), "nodes[1].name", "fh");
+    expect(
+        |v| v["nodes"][1]["name"] = json!("fh"),
+        "nodes[1].name",
+        "fh",
+    );
 }
 
 #[test]
 fn flow_on_a_router() {
-    expect(|v| v["flows"][0]["dst"] = json!("bs"), "flows[0].dst", "router");
+    expect(
+        |v| v["flows"][0]["dst"] = json!("bs"),
+        "flows[0].dst",
+        "router",
+    );
 }
 
 #[test]

@@ -26,7 +26,9 @@ fn same_seed_same_result_also_in_parallel() {
     let b = fingerprint(&busy_scenario(7));
     assert_eq!(a, b);
     let handles: Vec<_> = (0..4)
-        .map(|i| std::thread::spawn(move || fingerprint(&busy_scenario(if i % 2 == 0 { 7 } else { 8 }))))
+        .map(|i| {
+            std::thread::spawn(move || fingerprint(&busy_scenario(if i % 2 == 0 { 7 } else { 8 })))
+        })
         .collect();
     let outs: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();
     assert_eq!(outs[0], a);

@@ -38,7 +38,6 @@ pub fn stream(run_seed: u64, name: StreamName<'_>) -> SimRng {
     SimRng::seed_from_u64(stream_seed(run_seed, name))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

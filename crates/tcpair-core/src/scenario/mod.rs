@@ -52,9 +52,8 @@ pub struct Scenario {
 
 /// Parse TOML text into the generic value tree the schema is read from.
 pub fn parse_toml(text: &str) -> Result<serde_json::Value, ConfigError> {
-    toml::from_str::<serde_json::Value>(text).map_err(|e| {
-        ConfigError::new("", format!("not valid TOML: {}", e.message().trim()))
-    })
+    toml::from_str::<serde_json::Value>(text)
+        .map_err(|e| ConfigError::new("", format!("not valid TOML: {}", e.message().trim())))
 }
 
 /// Parse JSON text (what the Python API sends).
@@ -70,7 +69,10 @@ fn check_secs(path: &str, q: &Quantity, allow_zero: bool) -> Result<f64, ConfigE
     let v = q.as_secs().map_err(|m| err(path, m))?;
     if !v.is_finite() || v < 0.0 || (!allow_zero && v == 0.0) {
         let want = if allow_zero { ">= 0" } else { "> 0" };
-        return Err(err(path, format!("must be a finite number of seconds {want}, got {v}")));
+        return Err(err(
+            path,
+            format!("must be a finite number of seconds {want}, got {v}"),
+        ));
     }
     Ok(v)
 }
@@ -86,17 +88,26 @@ impl Scenario {
     /// Validate `value` and build the scenario and its network.
     pub fn build(value: &serde_json::Value) -> Result<(Scenario, Topology), ConfigError> {
         if !value.is_object() {
-            return Err(err("", "a scenario must be a table (TOML) or an object (JSON)"));
+            return Err(err(
+                "",
+                "a scenario must be a table (TOML) or an object (JSON)",
+            ));
         }
         let mut spec: ScenarioSpec = from_value(value)?;
         let run = &spec.run;
         let duration = check_secs("run.duration", &run.duration, false)?;
         let warmup = check_secs("run.warmup", &run.warmup, true)?;
         if warmup >= duration {
-            return Err(err("run.warmup", format!("must be shorter than run.duration ({duration} s), got {warmup}")));
+            return Err(err(
+                "run.warmup",
+                format!("must be shorter than run.duration ({duration} s), got {warmup}"),
+            ));
         }
         if run.event_budget == Some(0) {
-            return Err(err("run.event_budget", "must be a positive number of events, got 0"));
+            return Err(err(
+                "run.event_budget",
+                "must be a positive number of events, got 0",
+            ));
         }
 
         // Nodes.
@@ -126,7 +137,12 @@ impl Scenario {
                 .iter()
                 .position(|n| n == name)
                 .map(|i| i as NodeId)
-                .ok_or_else(|| err(path, format!("unknown node {name:?} (nodes: {})", names.join(", "))))
+                .ok_or_else(|| {
+                    err(
+                        path,
+                        format!("unknown node {name:?} (nodes: {})", names.join(", ")),
+                    )
+                })
         };
 
         // Links.
@@ -137,23 +153,41 @@ impl Scenario {
             let from = lookup(&format!("{p}.from"), &l.from)?;
             let to = lookup(&format!("{p}.to"), &l.to)?;
             if from == to {
-                return Err(err(format!("{p}.to"), format!("a link must join two different nodes, got {:?} twice", l.to)));
+                return Err(err(
+                    format!("{p}.to"),
+                    format!("a link must join two different nodes, got {:?} twice", l.to),
+                ));
             }
-            let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
+            let name = l
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{}-{}", l.from, l.to));
             if link_names.contains(&name) {
-                return Err(err(format!("{p}.name"), format!("duplicate link name {name:?}")));
+                return Err(err(
+                    format!("{p}.name"),
+                    format!("duplicate link name {name:?}"),
+                ));
             }
             l.name = Some(name.clone());
-            let bw = l.bandwidth.as_bps().map_err(|m| err(format!("{p}.bandwidth"), m))?;
+            let bw = l
+                .bandwidth
+                .as_bps()
+                .map_err(|m| err(format!("{p}.bandwidth"), m))?;
             if !bw.is_finite() || bw < 1.0 {
-                return Err(err(format!("{p}.bandwidth"), format!("must be a positive rate of at least 1 bit/s, got {bw}")));
+                return Err(err(
+                    format!("{p}.bandwidth"),
+                    format!("must be a positive rate of at least 1 bit/s, got {bw}"),
+                ));
             }
             let delay = check_secs(&format!("{p}.delay"), &l.delay, true)?;
             let kind = match l.kind {
                 LinkKindSpec::Wired => LinkKind::Wired,
                 LinkKindSpec::Wireless => LinkKind::Wireless,
             };
-            for (fwd, d, dp) in [(true, &l.forward, "forward"), (false, &l.reverse, "reverse")] {
+            for (fwd, d, dp) in [
+                (true, &l.forward, "forward"),
+                (false, &l.reverse, "reverse"),
+            ] {
                 let dpath = format!("{p}.{dp}");
                 let (a, b) = if fwd { (from, to) } else { (to, from) };
                 let limit = d.queue.unwrap_or(l.queue);
@@ -163,8 +197,19 @@ impl Scenario {
                     duplicate: d.duplicate.clone(),
                     outages: d.outages.clone(),
                 };
-                let pipe = Pipeline::build(&imp, &dpath, spec.run.seed, &format!("link/{name}/{dp}"))?;
-                dirs.push(LinkDir::new(i as u32, fwd, a, b, bw.round() as u64, secs(delay), limit, kind, pipe));
+                let pipe =
+                    Pipeline::build(&imp, &dpath, spec.run.seed, &format!("link/{name}/{dp}"))?;
+                dirs.push(LinkDir::new(
+                    i as u32,
+                    fwd,
+                    a,
+                    b,
+                    bw.round() as u64,
+                    secs(delay),
+                    limit,
+                    kind,
+                    pipe,
+                ));
             }
             link_names.push(name);
         }
@@ -181,55 +226,108 @@ impl Scenario {
             let p = format!("flows[{i}]");
             let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
             if flow_names.contains(&name) {
-                return Err(err(format!("{p}.name"), format!("duplicate flow name {name:?}")));
+                return Err(err(
+                    format!("{p}.name"),
+                    format!("duplicate flow name {name:?}"),
+                ));
             }
             f.name = Some(name.clone());
             let src = lookup(&format!("{p}.src"), &f.src)?;
             let dst = lookup(&format!("{p}.dst"), &f.dst)?;
             for (node, key) in [(src, "src"), (dst, "dst")] {
                 if topo.nodes[node as usize].kind != NodeKind::Host {
-                    return Err(err(format!("{p}.{key}"), format!("node {:?} is a router; flows start and end at hosts", topo.nodes[node as usize].name)));
+                    return Err(err(
+                        format!("{p}.{key}"),
+                        format!(
+                            "node {:?} is a router; flows start and end at hosts",
+                            topo.nodes[node as usize].name
+                        ),
+                    ));
                 }
             }
             if src == dst {
-                return Err(err(format!("{p}.dst"), format!("a flow needs two different end points, got {:?} twice", f.dst)));
+                return Err(err(
+                    format!("{p}.dst"),
+                    format!(
+                        "a flow needs two different end points, got {:?} twice",
+                        f.dst
+                    ),
+                ));
             }
             let variant = Variant::ALL
                 .iter()
                 .find(|(n, _)| *n == f.variant)
                 .map(|(_, v)| *v)
-                .ok_or_else(|| err(format!("{p}.variant"), format!("unknown TCP variant {:?} (known: tahoe, reno, newreno, sack)", f.variant)))?;
+                .ok_or_else(|| {
+                    err(
+                        format!("{p}.variant"),
+                        format!(
+                            "unknown TCP variant {:?} (known: tahoe, reno, newreno, sack)",
+                            f.variant
+                        ),
+                    )
+                })?;
             let start = check_secs(&format!("{p}.start"), &f.start, true)?;
             if start >= duration {
-                return Err(err(format!("{p}.start"), format!("must be before the end of the run ({duration} s), got {start}")));
+                return Err(err(
+                    format!("{p}.start"),
+                    format!("must be before the end of the run ({duration} s), got {start}"),
+                ));
             }
             if f.packet_size <= f.ack_size || f.packet_size > 65_535 {
-                return Err(err(format!("{p}.packet_size"), format!("must be larger than ack_size ({}) and at most 65535 bytes, got {}", f.ack_size, f.packet_size)));
+                return Err(err(
+                    format!("{p}.packet_size"),
+                    format!(
+                        "must be larger than ack_size ({}) and at most 65535 bytes, got {}",
+                        f.ack_size, f.packet_size
+                    ),
+                ));
             }
             if f.ack_size == 0 {
-                return Err(err(format!("{p}.ack_size"), "must be at least 1 byte, got 0"));
+                return Err(err(
+                    format!("{p}.ack_size"),
+                    "must be at least 1 byte, got 0",
+                ));
             }
             if f.window == 0 {
-                return Err(err(format!("{p}.window"), "must be at least 1 packet, got 0"));
+                return Err(err(
+                    format!("{p}.window"),
+                    "must be at least 1 packet, got 0",
+                ));
             }
             if f.segments == Some(0) {
                 return Err(err(format!("{p}.segments"), "a finite transfer needs at least 1 segment, got 0; omit the key for a bulk source"));
             }
             let data_path = shortest_path(&topo, src, dst).ok_or_else(|| {
-                err(format!("{p}.dst"), format!("no route from {:?} to {:?}", f.src, f.dst))
+                err(
+                    format!("{p}.dst"),
+                    format!("no route from {:?} to {:?}", f.src, f.dst),
+                )
             })?;
             let ack_path = shortest_path(&topo, dst, src).ok_or_else(|| {
-                err(format!("{p}.src"), format!("no route for ACKs from {:?} back to {:?}", f.dst, f.src))
+                err(
+                    format!("{p}.src"),
+                    format!("no route for ACKs from {:?} back to {:?}", f.dst, f.src),
+                )
             })?;
-            let tcp = f.tcp.to_config(&format!("{p}.tcp"), variant, f.window, f.segments)?;
+            let tcp = f
+                .tcp
+                .to_config(&format!("{p}.tcp"), variant, f.window, f.segments)?;
             let sink = SinkConfig {
                 delayed_ack: f.sink.delayed_ack,
-                delack_timeout: secs(check_secs(&format!("{p}.sink.delack_timeout"), &f.sink.delack_timeout, false)?),
+                delack_timeout: secs(check_secs(
+                    &format!("{p}.sink.delack_timeout"),
+                    &f.sink.delack_timeout,
+                    false,
+                )?),
                 sack: f.sink.sack.unwrap_or(variant == Variant::Sack),
             };
             f.sink.sack = Some(sink.sack);
             if variant == Variant::Sack && !sink.sack {
-                return Err(err(format!("{p}.sink.sack"), "the sack variant needs a SACK receiver, got false"));
+                return Err(err(
+                    format!("{p}.sink.sack"),
+                    "the sack variant needs a SACK receiver, got false",
+                ));
             }
             flow_names.push(name.clone());
             flows.push(FlowPlan {
@@ -247,7 +345,11 @@ impl Scenario {
         }
 
         let interval = check_secs("output.interval", &spec.output.interval, false)?;
-        let window = check_secs("output.throughput_window", &spec.output.throughput_window, false)?;
+        let window = check_secs(
+            "output.throughput_window",
+            &spec.output.throughput_window,
+            false,
+        )?;
         let scenario = Scenario {
             duration: secs(duration),
             warmup: secs(warmup),
@@ -292,20 +394,39 @@ impl TcpSpec {
             max_backoff: self.max_backoff.unwrap_or(d.max_backoff),
             total_segments: segments,
         };
-        if !(cfg.initial_cwnd >= 1.0 && cfg.initial_cwnd.is_finite()) {
-            return Err(err(format!("{path}.initial_cwnd"), format!("must be at least 1 packet, got {}", cfg.initial_cwnd)));
+        if !cfg.initial_cwnd.is_finite() || cfg.initial_cwnd < 1.0 {
+            return Err(err(
+                format!("{path}.initial_cwnd"),
+                format!("must be at least 1 packet, got {}", cfg.initial_cwnd),
+            ));
         }
-        if !(cfg.initial_ssthresh >= 2.0) {
-            return Err(err(format!("{path}.initial_ssthresh"), format!("must be at least 2 packets, got {}", cfg.initial_ssthresh)));
+        if cfg.initial_ssthresh.is_nan() || cfg.initial_ssthresh < 2.0 {
+            return Err(err(
+                format!("{path}.initial_ssthresh"),
+                format!("must be at least 2 packets, got {}", cfg.initial_ssthresh),
+            ));
         }
         if cfg.dupack_threshold == 0 {
-            return Err(err(format!("{path}.dupack_threshold"), "must be at least 1, got 0"));
+            return Err(err(
+                format!("{path}.dupack_threshold"),
+                "must be at least 1, got 0",
+            ));
         }
         if cfg.min_rto > cfg.max_rto {
-            return Err(err(format!("{path}.min_rto"), format!("must not exceed max_rto ({} s), got {} s", crate::engine::to_secs(cfg.max_rto), crate::engine::to_secs(cfg.min_rto))));
+            return Err(err(
+                format!("{path}.min_rto"),
+                format!(
+                    "must not exceed max_rto ({} s), got {} s",
+                    crate::engine::to_secs(cfg.max_rto),
+                    crate::engine::to_secs(cfg.min_rto)
+                ),
+            ));
         }
         if cfg.max_backoff == 0 {
-            return Err(err(format!("{path}.max_backoff"), "must be at least 1, got 0"));
+            return Err(err(
+                format!("{path}.max_backoff"),
+                "must be at least 1, got 0",
+            ));
         }
         Ok(cfg)
     }

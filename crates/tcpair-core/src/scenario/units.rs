@@ -31,14 +31,21 @@ impl Quantity {
         match self {
             Quantity::Num(v) => Ok(*v),
             Quantity::Text(s) => {
-                let (v, unit) = split_num(s).ok_or_else(|| format!("cannot read bandwidth {s:?}; write e.g. 10e6, \"10Mb\" or \"2 Mb/s\""))?;
-                let unit = unit.trim_end_matches("/s").trim_end_matches("ps").trim_end_matches("it");
+                let (v, unit) = split_num(s).ok_or_else(|| {
+                    format!("cannot read bandwidth {s:?}; write e.g. 10e6, \"10Mb\" or \"2 Mb/s\"")
+                })?;
+                let unit = unit
+                    .trim_end_matches("/s")
+                    .trim_end_matches("ps")
+                    .trim_end_matches("it");
                 let mult = match unit {
                     "" | "b" => 1.0,
                     "k" | "kb" => 1e3,
                     "m" | "mb" => 1e6,
                     "g" | "gb" => 1e9,
-                    _ => return Err(format!("unknown bandwidth unit in {s:?}; use b, kb, Mb or Gb (bits per second)")),
+                    _ => return Err(format!(
+                        "unknown bandwidth unit in {s:?}; use b, kb, Mb or Gb (bits per second)"
+                    )),
                 };
                 Ok(v * mult)
             }
@@ -50,7 +57,9 @@ impl Quantity {
         match self {
             Quantity::Num(v) => Ok(*v),
             Quantity::Text(s) => {
-                let (v, unit) = split_num(s).ok_or_else(|| format!("cannot read duration {s:?}; write e.g. 0.01, \"10ms\" or \"64us\""))?;
+                let (v, unit) = split_num(s).ok_or_else(|| {
+                    format!("cannot read duration {s:?}; write e.g. 0.01, \"10ms\" or \"64us\"")
+                })?;
                 let mult = match unit.as_str() {
                     "" | "s" => 1.0,
                     "ms" => 1e-3,

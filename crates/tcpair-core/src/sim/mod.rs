@@ -19,17 +19,30 @@ use crate::metrics::{
 use crate::net::{Accept, DirId, LinkKind, Routes, Topology};
 use crate::packet::{flags, Arena, FlowId, Packet, PktKind, PktRef, Retx, SackBlocks};
 use crate::scenario::{FlowPlan, Scenario};
-use crate::tcp::{AckInfo, RecoveryEvent, SenderOutput, SenderStats, SinkOutput, TcpSender, TcpSink};
+use crate::tcp::{
+    AckInfo, RecoveryEvent, SenderOutput, SenderStats, SinkOutput, TcpSender, TcpSink,
+};
 use std::collections::{HashMap, VecDeque};
 
 #[derive(Debug, Clone, Copy)]
 enum Ev {
     /// Packet `pkt` reaches the far end of link direction `dir`.
-    Arrive { dir: DirId, pkt: PktRef },
-    Start { flow: FlowId },
-    SenderTimer { flow: FlowId },
-    SinkTimer { flow: FlowId },
-    PipeTimer { dir: DirId },
+    Arrive {
+        dir: DirId,
+        pkt: PktRef,
+    },
+    Start {
+        flow: FlowId,
+    },
+    SenderTimer {
+        flow: FlowId,
+    },
+    SinkTimer {
+        flow: FlowId,
+    },
+    PipeTimer {
+        dir: DirId,
+    },
     Warmup,
     Sample,
 }
@@ -181,7 +194,9 @@ impl Sim {
             Ev::Start { flow } => {
                 let now = self.q.now();
                 self.snd_out.clear();
-                self.flows[flow as usize].sender.start(now, &mut self.snd_out);
+                self.flows[flow as usize]
+                    .sender
+                    .start(now, &mut self.snd_out);
                 self.apply_sender_output(flow);
             }
             Ev::SenderTimer { flow } => self.on_sender_timer(flow),
@@ -205,7 +220,11 @@ impl Sim {
     fn forward(&mut self, node_hint: u32, pkt: PktRef) {
         let p = self.arena.get(pkt);
         let f = &self.flows[p.flow as usize];
-        let path = if p.kind == PktKind::Data { f.data_path } else { f.ack_path };
+        let path = if p.kind == PktKind::Data {
+            f.data_path
+        } else {
+            f.ack_path
+        };
         match self.routes.hop(path, p.hop) {
             None => self.deliver_local(pkt),
             Some(dir) => {
@@ -244,7 +263,8 @@ impl Sim {
             arena.alloc(c)
         };
         let mut out = std::mem::take(&mut self.pipe_out);
-        d.pipeline.on_arrival(now, entered, pkt, size, &mut clone, &mut out);
+        d.pipeline
+            .on_arrival(now, entered, pkt, size, &mut clone, &mut out);
         self.after_pipeline(dir, to, &mut out);
         self.pipe_out = out;
     }
@@ -300,7 +320,9 @@ impl Sim {
             retx: p.retx,
         });
         if p.kind == PktKind::Data {
-            self.flows[p.flow as usize].lost.insert(p.seq, (cause, link_kind));
+            self.flows[p.flow as usize]
+                .lost
+                .insert(p.seq, (cause, link_kind));
         }
         self.counters.dropped += 1;
         self.arena.free(pkt);
@@ -452,7 +474,11 @@ impl Sim {
                 size: f.plan.packet_size,
                 seq: seg.seq,
                 flags: 0,
-                retx: if seg.retransmit { Retx::Sender } else { Retx::Original },
+                retx: if seg.retransmit {
+                    Retx::Sender
+                } else {
+                    Retx::Original
+                },
                 sent_at: now,
                 ts_echo: 0,
                 sack: SackBlocks::default(),
@@ -529,11 +555,11 @@ impl Sim {
 /// Run a scenario given as TOML text.
 pub fn run_toml(text: &str) -> Result<RunResult, SimError> {
     let v = crate::scenario::parse_toml(text)?;
-    Ok(Sim::from_value(&v)?.run()?)
+    Sim::from_value(&v)?.run()
 }
 
 /// Run a scenario given as JSON text.
 pub fn run_json(text: &str) -> Result<RunResult, SimError> {
     let v = crate::scenario::parse_json(text)?;
-    Ok(Sim::from_value(&v)?.run()?)
+    Sim::from_value(&v)?.run()
 }

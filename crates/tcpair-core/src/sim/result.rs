@@ -102,7 +102,11 @@ impl RunResult {
             let sink = f.sink_c.minus(&f.base_sink);
             let begin = f.plan.start.max(sc.warmup);
             let stop = f.finished_at.unwrap_or(end).min(end);
-            let t = if stop > begin { to_secs(stop - begin) } else { 0.0 };
+            let t = if stop > begin {
+                to_secs(stop - begin)
+            } else {
+                0.0
+            };
             let bits = |pkts: u64| pkts as f64 * f64::from(f.plan.packet_size) * 8.0;
             let rate = |pkts: u64| if t > 0.0 { bits(pkts) / t } else { 0.0 };
             let retransmits = st.retransmits - base.retransmits;
@@ -142,15 +146,30 @@ impl RunResult {
         let flow_name = |i: u32| Value::from(sim.flows[i as usize].plan.name.as_str());
 
         let mut drops = Columns::new(&[
-            "time_s", "flow", "kind", "seq", "packet_id", "link", "direction", "from", "to", "cause",
-            "link_kind", "retx",
+            "time_s",
+            "flow",
+            "kind",
+            "seq",
+            "packet_id",
+            "link",
+            "direction",
+            "from",
+            "to",
+            "cause",
+            "link_kind",
+            "retx",
         ]);
         for d in &sim.drops {
             let dir = &topo.dirs[d.dir as usize];
             drops.push(vec![
                 to_secs(d.time).into(),
                 flow_name(d.flow),
-                (if d.kind == PktKind::Data { "data" } else { "ack" }).into(),
+                (if d.kind == PktKind::Data {
+                    "data"
+                } else {
+                    "ack"
+                })
+                .into(),
                 d.seq.into(),
                 d.packet_id.into(),
                 topo.link_names[dir.link as usize].as_str().into(),
@@ -163,7 +182,13 @@ impl RunResult {
             ]);
         }
         let mut recoveries = Columns::new(&[
-            "time_s", "flow", "event", "seq", "window_cut", "true_cause", "true_link_kind",
+            "time_s",
+            "flow",
+            "event",
+            "seq",
+            "window_cut",
+            "true_cause",
+            "true_link_kind",
         ]);
         for r in &sim.recoveries {
             recoveries.push(vec![
@@ -180,7 +205,14 @@ impl RunResult {
                 r.true_cause.map_or("", |(_, k)| k.name()).into(),
             ]);
         }
-        let mut ts = Columns::new(&["time_s", "flow", "cwnd", "ssthresh", "seq_sent", "throughput_kbps"]);
+        let mut ts = Columns::new(&[
+            "time_s",
+            "flow",
+            "cwnd",
+            "ssthresh",
+            "seq_sent",
+            "throughput_kbps",
+        ]);
         for s in &sim.samples {
             ts.push(vec![
                 to_secs(s.time).into(),
