@@ -59,10 +59,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add(
-        "SimulationError",
-        m.py().get_type::<SimulationError>(),
-    )?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -43,9 +43,11 @@ impl Quantity {
                     "k" | "kb" => 1e3,
                     "m" | "mb" => 1e6,
                     "g" | "gb" => 1e9,
-                    _ => return Err(format!(
+                    _ => {
+                        return Err(format!(
                         "unknown bandwidth unit in {s:?}; use b, kb, Mb or Gb (bits per second)"
-                    )),
+                    ))
+                    }
                 };
                 Ok(v * mult)
             }
