@@ -54,7 +54,8 @@ def _version() -> str:
 
 
 def _stdout() -> Console:
-    return Console(soft_wrap=True)
+    # Piped output gets a wide fixed width so tables are not truncated to 80 columns.
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
 
 def _stderr() -> Console:
@@ -71,11 +72,16 @@ def cli() -> None:
 @click.argument("file")
 @set_option
 @seed_option
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write summary.json and Parquet tables into this directory.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write summary.json and Parquet tables into this directory.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def run_cmd(file: str, overrides: tuple[str, ...], seed: int | None, out: Path | None,
-            as_json: bool) -> None:
+def run_cmd(
+    file: str, overrides: tuple[str, ...], seed: int | None, out: Path | None, as_json: bool
+) -> None:
     """Run the scenario FILE (a TOML path or a shipped scenario's name)."""
     from tcpair.api import run
 
@@ -92,11 +98,19 @@ def run_cmd(file: str, overrides: tuple[str, ...], seed: int | None, out: Path |
 
 def _print_result(summary: dict[str, Any], flows: list[dict[str, Any]]) -> None:
     table = Table(title="flows")
-    cols = [("name", "flow"), ("variant", "variant"), ("goodput_kbps", "goodput kb/s"),
-            ("throughput_kbps", "throughput kb/s"), ("sent", "sent"),
-            ("retransmits", "rexmits"), ("timeouts", "timeouts"),
-            ("fast_retransmits", "fast rexmits"), ("window_cuts", "cuts"),
-            ("delay_mean_s", "delay s"), ("mean_rtt_s", "RTT s")]
+    cols = [
+        ("name", "flow"),
+        ("variant", "variant"),
+        ("goodput_kbps", "goodput kb/s"),
+        ("throughput_kbps", "throughput kb/s"),
+        ("sent", "sent"),
+        ("retransmits", "rexmits"),
+        ("timeouts", "timeouts"),
+        ("fast_retransmits", "fast rexmits"),
+        ("window_cuts", "cuts"),
+        ("delay_mean_s", "delay s"),
+        ("mean_rtt_s", "RTT s"),
+    ]
     for _, label in cols:
         table.add_column(label, justify="left" if label in ("flow", "variant") else "right")
     for f in flows:
@@ -164,10 +178,19 @@ def list_cmd(as_json: bool) -> None:
 
 @cli.command("reproduce")
 @click.argument("targets", nargs=-1, required=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
-              show_default=True, help="Results directory (one sub-directory per target).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes [default: all cores].")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Results directory (one sub-directory per target).",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes [default: all cores].",
+)
 @click.option("--quick", is_flag=True, help="Fewer seeds and shorter runs (smoke test).")
 def reproduce_cmd(targets: tuple[str, ...], out: Path, jobs: int | None, quick: bool) -> None:
     """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`."""
@@ -185,8 +208,13 @@ def reproduce_cmd(targets: tuple[str, ...], out: Path, jobs: int | None, quick: 
 
 
 @cli.command("bench")
-@click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=3000.0,
-              show_default=True, help="Simulated seconds per repeat.")
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=0, min_open=True),
+    default=3000.0,
+    show_default=True,
+    help="Simulated seconds per repeat.",
+)
 @click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_cmd(duration: float, repeat: int, as_json: bool) -> None:
@@ -196,14 +224,21 @@ def bench_cmd(duration: float, repeat: int, as_json: bool) -> None:
         click.echo(json.dumps(report))
         return
     con = _stdout()
-    con.print(f"bench: {report['scenario']}, {report['setting']}, {duration:g} s simulated, "
-              f"{repeat} repeat(s), one core")
-    for key, label in (("events_per_s", "events/s"),
-                       ("delivered_per_s", "delivered data packets/s")):
-        con.print(f"  {label:>26}: best {report[key]['best']:,.0f}  "
-                  f"median {report[key]['median']:,.0f}")
-    con.print(f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
-              f"median {report['wall_s']['median']:.3f}")
+    con.print(
+        f"bench: {report['scenario']}, {report['setting']}, {duration:g} s simulated, "
+        f"{repeat} repeat(s), one core"
+    )
+    for key, label in (
+        ("events_per_s", "events/s"),
+        ("delivered_per_s", "delivered data packets/s"),
+    ):
+        con.print(
+            f"  {label:>26}: best {report[key]['best']:,.0f}  median {report[key]['median']:,.0f}"
+        )
+    con.print(
+        f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
+        f"median {report['wall_s']['median']:.3f}"
+    )
 
 
 def bench(duration: float = 3000.0, repeat: int = 3) -> dict[str, Any]:

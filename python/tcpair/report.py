@@ -162,5 +162,15 @@ def write_index(results_dir: Path, entries: Sequence[IndexEntry]) -> Path:
     return path
 
 
-__all__ = ["FAILS", "HOLDS", "NA", "Claim", "Figure", "IndexEntry", "Page", "render", "write_index",
-           "write_page"]
+__all__ = [
+    "FAILS",
+    "HOLDS",
+    "NA",
+    "Claim",
+    "Figure",
+    "IndexEntry",
+    "Page",
+    "render",
+    "write_index",
+    "write_page",
+]

@@ -86,9 +86,7 @@ def _list_index(items: list[Any], part: str, where: str, key: str) -> int:
         idx = int(part)
         if idx < len(items):
             return idx
-        raise ScenarioError(
-            f"--set {key}: {where} has {len(items)} element(s), no index {idx}"
-        )
+        raise ScenarioError(f"--set {key}: {where} has {len(items)} element(s), no index {idx}")
     for idx, item in enumerate(items):
         if isinstance(item, Mapping) and item.get("name") == part:
             return idx

@@ -146,8 +146,15 @@ def points(runs: pd.DataFrame) -> pd.DataFrame:
     agg = aggregate(
         df,
         ["variant", "p"],
-        ["goodput_kbps", "throughput_kbps", "mean_rtt_s", "t0_s", "timeouts",
-         "fast_retransmits", "window_cuts"],
+        [
+            "goodput_kbps",
+            "throughput_kbps",
+            "mean_rtt_s",
+            "t0_s",
+            "timeouts",
+            "fast_retransmits",
+            "window_cuts",
+        ],
     )
     firsts = df.groupby(["variant", "p"], sort=True)[["packet_size", "window"]].first()
     agg = agg.merge(firsts.reset_index(), on=["variant", "p"], how="left")
@@ -167,7 +174,9 @@ def points(runs: pd.DataFrame) -> pd.DataFrame:
         with np.errstate(divide="ignore"):
             mathis_vals[ok] = (
                 np.asarray(mathis(sel["p"].to_numpy(float), sel["mean_rtt_s_mean"].to_numpy(float)))
-                * sel["packet_size"].to_numpy(float) * 8 / 1000
+                * sel["packet_size"].to_numpy(float)
+                * 8
+                / 1000
             )
     agg["pftk_kbps"] = pftk_vals
     agg["mathis_kbps"] = np.where(agg["p"] > 0, mathis_vals, np.nan)
@@ -202,16 +211,25 @@ def claims(pts: pd.DataFrame, capacity_kbps: float | None) -> list[Claim]:
             )
         )
     else:
-        out.append(Claim("PFTK model (Padhye et al. 2000)", "Reno goodput vs PFTK", NA,
-                         "no Reno points with loss"))
+        out.append(
+            Claim(
+                "PFTK model (Padhye et al. 2000)",
+                "Reno goodput vs PFTK",
+                NA,
+                "no Reno points with loss",
+            )
+        )
 
     high = sorted(p for p in pts["p"].unique() if p >= ORDER_MIN_P)
     piv = pts.pivot_table(index="p", columns="variant", values="goodput_kbps_mean")
     if high and all(v in piv.columns for v in VARIANTS):
         bad_order = [
-            p for p in high
-            if not (piv.loc[p, "sack"] >= piv.loc[p, "newreno"] * (1 - ORDER_TOLERANCE)
-                    and piv.loc[p, "newreno"] >= piv.loc[p, "reno"] * (1 - ORDER_TOLERANCE))
+            p
+            for p in high
+            if not (
+                piv.loc[p, "sack"] >= piv.loc[p, "newreno"] * (1 - ORDER_TOLERANCE)
+                and piv.loc[p, "newreno"] >= piv.loc[p, "reno"] * (1 - ORDER_TOLERANCE)
+            )
         ]
         out.append(
             Claim(
@@ -287,22 +305,37 @@ def plot_recoveries(pts: pd.DataFrame, out: Path) -> Figure:
 
     fig = MplFigure(figsize=(9, 3.8), layout="constrained")
     axes = fig.subplots(1, 2)
-    for ax, col, label in zip(axes, ("timeouts", "fast_retransmits"),
-                              ("timeouts per run", "fast retransmits per run"), strict=True):
+    for ax, col, label in zip(
+        axes,
+        ("timeouts", "fast_retransmits"),
+        ("timeouts per run", "fast retransmits per run"),
+        strict=True,
+    ):
         for variant in VARIANTS:
             d = pts[pts["variant"] == variant]
             if d.empty:
                 continue
-            ax.errorbar(d["p"], d[f"{col}_mean"], yerr=d[f"{col}_ci95"].fillna(0), marker="o",
-                        ms=3, capsize=2, color=COLORS.get(variant), label=variant)
+            ax.errorbar(
+                d["p"],
+                d[f"{col}_mean"],
+                yerr=d[f"{col}_ci95"].fillna(0),
+                marker="o",
+                ms=3,
+                capsize=2,
+                color=COLORS.get(variant),
+                label=variant,
+            )
         ax.set_xlabel("loss rate p")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.savefig(out / "recoveries_vs_loss.png", dpi=110)
     fig.savefig(out / "recoveries_vs_loss.svg")
-    return Figure("recoveries_vs_loss.png", "Timeouts and fast retransmits per run (95% CI).",
-                  svg="recoveries_vs_loss.svg")
+    return Figure(
+        "recoveries_vs_loss.png",
+        "Timeouts and fast retransmits per run (95% CI).",
+        svg="recoveries_vs_loss.svg",
+    )
 
 
 def make_report(
@@ -325,14 +358,34 @@ def make_report(
         runs.to_csv(tmp / "runs.csv", index=False)
         pts.to_csv(tmp / "points.csv", index=False)
         figs = [plot_goodput(pts, tmp, capacity_kbps), plot_recoveries(pts, tmp)]
-        shown = pts[["variant", "p", "goodput_kbps_mean", "goodput_kbps_ci95", "goodput_kbps_n",
-                     "pftk_kbps", "goodput_over_pftk", "mean_rtt_s_mean", "t0_s_mean",
-                     "timeouts_mean", "fast_retransmits_mean"]]
-        shown = shown.rename(columns={
-            "goodput_kbps_mean": "goodput kb/s", "goodput_kbps_ci95": "±95% CI",
-            "goodput_kbps_n": "seeds", "pftk_kbps": "PFTK kb/s", "goodput_over_pftk": "/PFTK",
-            "mean_rtt_s_mean": "RTT s", "t0_s_mean": "T0 s", "timeouts_mean": "timeouts",
-            "fast_retransmits_mean": "fast rexmits"})
+        shown = pts[
+            [
+                "variant",
+                "p",
+                "goodput_kbps_mean",
+                "goodput_kbps_ci95",
+                "goodput_kbps_n",
+                "pftk_kbps",
+                "goodput_over_pftk",
+                "mean_rtt_s_mean",
+                "t0_s_mean",
+                "timeouts_mean",
+                "fast_retransmits_mean",
+            ]
+        ]
+        shown = shown.rename(
+            columns={
+                "goodput_kbps_mean": "goodput kb/s",
+                "goodput_kbps_ci95": "±95% CI",
+                "goodput_kbps_n": "seeds",
+                "pftk_kbps": "PFTK kb/s",
+                "goodput_over_pftk": "/PFTK",
+                "mean_rtt_s_mean": "RTT s",
+                "t0_s_mean": "T0 s",
+                "timeouts_mean": "timeouts",
+                "fast_retransmits_mean": "fast rexmits",
+            }
+        )
         page = Page(
             title=TITLE,
             intro="Paper 001's one-wireless-link path (FH-BS 10 Mb/s 10 ms, BS-MH 2 Mb/s 64 us, "
@@ -343,8 +396,11 @@ def make_report(
             claims=found,
             tables=[("Per point", shown)],
             meta=meta or {},
-            files=[("runs.parquet", "all runs (Parquet)"), ("runs.csv", "all runs (CSV)"),
-                   ("points.csv", "per-point statistics (CSV)")],
+            files=[
+                ("runs.parquet", "all runs (Parquet)"),
+                ("runs.csv", "all runs (CSV)"),
+                ("points.csv", "per-point statistics (CSV)"),
+            ],
         )
         write_page(tmp, page)
         (tmp / "verdicts.json").write_text(json.dumps(verdicts, indent=2) + "\n")
@@ -363,8 +419,13 @@ def run(
 ) -> list[str]:
     """Run the sweep and write ``out_dir`` (runs table, plots, HTML page)."""
     tasks = plan(quick)
-    results = run_many([t["scenario"] for t in tasks], jobs=jobs, description="baseline",
-                       console=console, progress=progress)
+    results = run_many(
+        [t["scenario"] for t in tasks],
+        jobs=jobs,
+        description="baseline",
+        console=console,
+        progress=progress,
+    )
     runs = collect(tasks, results)
     capacity = bottleneck_kbps(tasks[0]["scenario"]) if tasks else None
     seeds = QUICK_SEEDS if quick else SEEDS
@@ -382,5 +443,15 @@ def run(
     return make_report(runs, Path(out_dir), capacity_kbps=capacity, meta=meta)
 
 
-__all__ = ["LOSS_RATES", "SEEDS", "TITLE", "VARIANTS", "claims", "collect", "make_report",
-           "plan", "points", "run"]
+__all__ = [
+    "LOSS_RATES",
+    "SEEDS",
+    "TITLE",
+    "VARIANTS",
+    "claims",
+    "collect",
+    "make_report",
+    "plan",
+    "points",
+    "run",
+]
