@@ -277,7 +277,9 @@ def plot_goodput(pts: pd.DataFrame, out: Path, capacity_kbps: float | None) -> F
         ax.fill_between(x, y - ci, y + ci, color=c, alpha=0.15, linewidth=0)
     reno = pts[pts["variant"] == "reno"].dropna(subset=["pftk_kbps"])
     if len(reno):
-        ax.plot(reno["p"], reno["pftk_kbps"], "k--", lw=1.2, label="PFTK (Reno's RTT, T0)")
+        ax.plot(
+            reno["p"], reno["pftk_kbps"], "k--", lw=1.2, zorder=5, label="PFTK (Reno's RTT, T0)"
+        )
         m = reno[reno["p"] > 0]
         ax.plot(m["p"], m["mathis_kbps"], ":", color="grey", lw=1.2, label="Mathis")
     if capacity_kbps:
