@@ -24,13 +24,36 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from tcpair._errors import ScenarioError, SimulationError
 from tcpair.api import run_json, to_json
+
+_ERROR_KEY = "__error__"
 
 
 def run_compact(scenario_json: str) -> dict[str, Any]:
-    """Worker: run one scenario, keep ``summary`` and ``flows`` only."""
-    res = run_json(json.loads(scenario_json))
+    """Worker: run one scenario, keep ``summary`` and ``flows`` only.
+
+    Scenario and simulation errors come back as data, not as raised
+    exceptions: exception classes defined in an extension module may not
+    survive pickling between processes, and the message is what matters.
+    """
+    try:
+        res = run_json(json.loads(scenario_json))
+    except ScenarioError as exc:
+        return {_ERROR_KEY: "scenario", "message": str(exc)}
+    except SimulationError as exc:
+        return {_ERROR_KEY: "simulation", "message": str(exc)}
     return {"summary": res.get("summary", {}), "flows": res.get("flows", [])}
+
+
+def _checked(result: dict[str, Any]) -> dict[str, Any]:
+    """Re-raise an error a worker reported, in this process, with its class."""
+    kind = result.get(_ERROR_KEY)
+    if kind == "scenario":
+        raise ScenarioError(result["message"])
+    if kind == "simulation":
+        raise SimulationError(result["message"])
+    return result
 
 
 def default_jobs() -> int:
@@ -69,14 +92,14 @@ def run_many(
         task = bar.add_task(description, total=len(payloads))
         if jobs == 1 or len(payloads) <= 1:
             for i, payload in enumerate(payloads):
-                results[i] = worker(payload)
+                results[i] = _checked(worker(payload))
                 bar.advance(task)
         else:
             with ProcessPoolExecutor(max_workers=min(jobs, len(payloads))) as pool:
                 futures = {pool.submit(worker, p): i for i, p in enumerate(payloads)}
                 try:
                     for fut in as_completed(futures):
-                        results[futures[fut]] = fut.result()
+                        results[futures[fut]] = _checked(fut.result())
                         bar.advance(task)
                 except BaseException:
                     for f in futures:

@@ -55,3 +55,14 @@ def test_write_atomically_failure_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         write_atomically(tmp_path / "out", boom)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_run_many_reraises_worker_errors(fake_core) -> None:
+    from tcpair.parallel import run_many
+
+    sc = tcpair.load_scenario("clrp_one_link")
+    bad = tcpair.apply_overrides(sc, ["run.duration=0"])
+    ok = run_many([sc], jobs=1, progress=False)
+    assert ok[0]["flows"][0]["name"] == "tcp1"
+    with pytest.raises(tcpair.ScenarioError, match=r"run\.duration"):
+        run_many([sc, bad], jobs=1, progress=False)
