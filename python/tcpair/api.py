@@ -1,0 +1,210 @@
+"""The Python API: run a scenario, get pandas tables back.
+
+All simulation happens in the compiled core in one call; Python only prepares
+the scenario JSON and shapes the result. Tables arrive column-oriented (a dict
+of equal-length lists), which maps straight onto a DataFrame without a
+per-row Python loop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tcpair._errors import ScenarioError, SimulationError, require_core
+from tcpair.scenario import Scenario, apply_overrides, load_scenario
+
+ScenarioSource = Mapping[str, Any] | str | Path
+
+TABLES = ("flows", "drops", "recoveries", "timeseries")
+
+
+def prepare(
+    scenario: ScenarioSource, *, overrides: Iterable[str] = (), seed: int | None = None
+) -> Scenario:
+    """Load ``scenario`` and apply overrides and seed; no validation yet."""
+    return apply_overrides(load_scenario(scenario), overrides, seed=seed)
+
+
+def to_json(scenario: Mapping[str, Any]) -> str:
+    """Serialise a scenario for the core.
+
+    TOML dates/times have no JSON form; they are sent as strings so the core
+    can reject them with a field-naming message instead of Python failing.
+    """
+    return json.dumps(scenario, default=str, allow_nan=False)
+
+
+def _frame(table: Any) -> pd.DataFrame:
+    if table is None:
+        return pd.DataFrame()
+    if isinstance(table, list):  # rows (flows) or already row-oriented
+        return pd.DataFrame(table)
+    return pd.DataFrame(dict(table))
+
+
+@dataclass
+class Result:
+    """One run's output: a summary dict and pandas tables.
+
+    ``raw`` keeps the core's JSON-decoded answer untouched so nothing is lost
+    by the DataFrame conversion (``to_json`` round-trips it).
+    """
+
+    raw: dict[str, Any]
+    scenario: Scenario = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.raw.get("summary", {})
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return _frame(self.raw.get("flows"))
+
+    @property
+    def drops(self) -> pd.DataFrame:
+        return _frame(self.raw.get("drops"))
+
+    @property
+    def recoveries(self) -> pd.DataFrame:
+        return _frame(self.raw.get("recoveries"))
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        return _frame(self.raw.get("timeseries"))
+
+    def table(self, name: str) -> pd.DataFrame:
+        """A table by name (one of :data:`TABLES`)."""
+        if name not in TABLES:
+            raise KeyError(f"unknown table {name!r}; expected one of {', '.join(TABLES)}")
+        return getattr(self, name)
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The core's result as a JSON string."""
+        return json.dumps(self.raw, **kwargs)
+
+    def compact(self) -> dict[str, Any]:
+        """The CLI's ``--json`` object: the headline numbers at the top level."""
+        s = self.summary
+        return {
+            "flows": self.raw.get("flows", []),
+            "events": s.get("events"),
+            "sim_time_s": s.get("sim_time_s"),
+            "wall_s": s.get("wall_s"),
+            "summary": s,
+        }
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``summary.json``, ``scenario.json`` and one Parquet file per table.
+
+        Everything is written into a temporary sibling directory that is then
+        renamed into place, so a crash or a full disk never leaves a half-written
+        result that looks complete.
+        """
+        return write_atomically(Path(directory), self._write_into)
+
+    def _write_into(self, tmp: Path) -> None:
+        (tmp / "summary.json").write_text(
+            json.dumps({"summary": self.summary, "flows": self.raw.get("flows", [])}, indent=2)
+            + "\n"
+        )
+        if self.scenario:
+            (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2, default=str))
+        for name in TABLES:
+            self.table(name).to_parquet(tmp / f"{name}.parquet", index=False)
+
+
+def write_atomically(target: Path, write: Any) -> Path:
+    """Call ``write(tmpdir)`` and move the filled directory to ``target``.
+
+    An existing ``target`` is replaced only after the new content is complete.
+    """
+    target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        write(tmp)
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{os.getpid()}-{time.monotonic_ns()}")
+            os.replace(target, old)
+            os.replace(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def run_json(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """Run a prepared scenario in the core and decode its JSON answer."""
+    core = require_core()
+    return json.loads(core.run(to_json(scenario)))
+
+
+def run(
+    scenario: ScenarioSource,
+    *,
+    overrides: Iterable[str] = (),
+    seed: int | None = None,
+) -> Result:
+    """Run ``scenario`` (a TOML path, a shipped scenario's name or a dict).
+
+    ``overrides`` are ``dotted.key=value`` strings as on the command line;
+    ``seed`` sets ``run.seed``. Raises :class:`ScenarioError` for bad input and
+    :class:`SimulationError` when a valid run fails (e.g. event budget).
+    """
+    sc = prepare(scenario, overrides=overrides, seed=seed)
+    return Result(raw=run_json(sc), scenario=sc)
+
+
+def validate(
+    scenario: ScenarioSource,
+    *,
+    overrides: Iterable[str] = (),
+    seed: int | None = None,
+) -> Scenario:
+    """Return the normalised scenario (defaults filled in) or raise ScenarioError."""
+    sc = prepare(scenario, overrides=overrides, seed=seed)
+    core = require_core()
+    return json.loads(core.validate(to_json(sc)))
+
+
+def catalog() -> dict[str, Any]:
+    """What the core offers: TCP variants, error models, impairments."""
+    core = require_core()
+    return json.loads(core.catalog())
+
+
+def core_version() -> str | None:
+    """The compiled core's version, or None when it is not built."""
+    try:
+        return str(require_core().__version__)
+    except RuntimeError:
+        return None
+
+
+__all__ = [
+    "TABLES",
+    "Result",
+    "ScenarioError",
+    "SimulationError",
+    "catalog",
+    "core_version",
+    "prepare",
+    "run",
+    "run_json",
+    "validate",
+    "write_atomically",
+]

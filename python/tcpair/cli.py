@@ -1,0 +1,314 @@
+"""The ``tcpair`` command line.
+
+Every user-input problem (bad file, bad ``--set``, a scenario the core rejects,
+an unknown option) ends as one line ``error: <message>`` on stderr and exit
+code 2, with no traceback and no output files: the message from the validator
+already names the field and the value, so anything more is noise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from tcpair._errors import CoreMissingError, ScenarioError, SimulationError, require_core
+
+EXIT_USAGE = 2
+EXIT_RUNTIME = 1
+
+BENCH_SCENARIO = "clrp_one_link"
+BENCH_OVERRIDES = (
+    'links.wireless.forward.loss={model="uniform", p=0.01}',
+    "flows.tcp1.variant=reno",
+)
+
+set_option = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a scenario value, e.g. links.wireless.forward.loss.p=0.02 (repeatable).",
+)
+seed_option = click.option("--seed", type=int, default=None, help="Set run.seed.")
+
+
+def _version() -> str:
+    """Installed package version, else the core's, else a marker (source checkout)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tcpair")
+    except PackageNotFoundError:
+        core = getattr(sys.modules.get("tcpair._core"), "__version__", None)
+        return str(core) if core else "0+unknown"
+
+
+def _stdout() -> Console:
+    # Piped output gets a wide fixed width so tables are not truncated to 80 columns.
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, soft_wrap=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version=_version(), prog_name="tcpair", message="%(prog)s %(version)s")
+def cli() -> None:
+    """tcpair: deterministic packet-level simulation of TCP over wireless links."""
+
+
+@cli.command("run")
+@click.argument("file")
+@set_option
+@seed_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write summary.json and Parquet tables into this directory.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def run_cmd(
+    file: str, overrides: tuple[str, ...], seed: int | None, out: Path | None, as_json: bool
+) -> None:
+    """Run the scenario FILE (a TOML path or a shipped scenario's name)."""
+    from tcpair.api import run
+
+    result = run(file, overrides=overrides, seed=seed)
+    if out is not None:
+        result.save(out)
+    if as_json:
+        click.echo(json.dumps(result.compact()))
+        return
+    _print_result(result.summary, result.raw.get("flows", []))
+    if out is not None:
+        _stderr().print(f"wrote {out}")
+
+
+def _print_result(summary: dict[str, Any], flows: list[dict[str, Any]]) -> None:
+    table = Table(title="flows")
+    cols = [
+        ("name", "flow"),
+        ("variant", "variant"),
+        ("goodput_kbps", "goodput kb/s"),
+        ("throughput_kbps", "throughput kb/s"),
+        ("sent", "sent"),
+        ("retransmits", "rexmits"),
+        ("timeouts", "timeouts"),
+        ("fast_retransmits", "fast rexmits"),
+        ("window_cuts", "cuts"),
+        ("delay_mean_s", "delay s"),
+        ("mean_rtt_s", "RTT s"),
+    ]
+    for _, label in cols:
+        table.add_column(label, justify="left" if label in ("flow", "variant") else "right")
+    for f in flows:
+        table.add_row(*(_fmt(f.get(k)) for k, _ in cols))
+    con = _stdout()
+    con.print(table)
+    pk = summary.get("packets", {})
+    con.print(
+        f"seed {summary.get('seed')} · simulated {_fmt(summary.get('sim_time_s'))} s · "
+        f"{summary.get('events')} events in {_fmt(summary.get('wall_s'))} s · "
+        f"Jain fairness {_fmt(summary.get('jain_fairness'))} · packets sent {pk.get('sent')}, "
+        f"delivered {pk.get('delivered')}, dropped {pk.get('dropped')}"
+    )
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "–" if v is None else str(v)
+
+
+@cli.command("validate")
+@click.argument("file")
+@set_option
+@seed_option
+def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None) -> None:
+    """Check FILE against the schema without running it."""
+    from tcpair.api import validate
+
+    sc = validate(file, overrides=overrides, seed=seed)
+    run_t = sc.get("run", {})
+    click.echo(
+        f"ok: {file}: {len(sc.get('nodes', []))} nodes, {len(sc.get('links', []))} links, "
+        f"{len(sc.get('flows', []))} flows, duration {run_t.get('duration')} s, "
+        f"seed {run_t.get('seed')}"
+    )
+
+
+@cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def list_cmd(as_json: bool) -> None:
+    """Name every TCP variant, error model, impairment and reproduce target."""
+    from tcpair.reproduce import TARGETS, target_module
+
+    try:
+        cat: dict[str, Any] = json.loads(require_core().catalog())
+    except CoreMissingError as exc:
+        cat = {"variants": [], "error_models": [], "impairments": [], "note": str(exc)}
+    targets = {name: str(getattr(target_module(name), "TITLE", "")) for name in TARGETS}
+    if as_json:
+        click.echo(json.dumps({**cat, "reproduce_targets": targets}))
+        return
+    con = _stdout()
+    if "note" in cat:
+        con.print(f"[yellow]note:[/yellow] {cat['note']}")
+    con.print("[bold]TCP variants[/bold]: " + ", ".join(cat.get("variants", [])))
+    con.print("[bold]error models[/bold]:")
+    for m in cat.get("error_models", []):
+        con.print(f"  {m.get('name')}: {m.get('summary', '')}")
+    con.print("[bold]impairments[/bold]: " + ", ".join(cat.get("impairments", [])))
+    con.print("[bold]reproduce targets[/bold]:")
+    for name, title in targets.items():
+        con.print(f"  {name}: {title}")
+
+
+@cli.command("reproduce")
+@click.argument("targets", nargs=-1, required=True)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Results directory (one sub-directory per target).",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes [default: all cores].",
+)
+@click.option("--quick", is_flag=True, help="Fewer seeds and shorter runs (smoke test).")
+def reproduce_cmd(targets: tuple[str, ...], out: Path, jobs: int | None, quick: bool) -> None:
+    """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`."""
+    from tcpair.reproduce import reproduce, resolve_targets
+
+    resolve_targets(targets)  # fail on a bad name before any work
+    require_core()
+    done = reproduce(targets, out, jobs=jobs, quick=quick, console=_stderr())
+    con = _stdout()
+    for name, verdicts in done.items():
+        con.print(f"[bold]{name}[/bold] -> {out / name / 'index.html'}")
+        for v in verdicts:
+            con.print(f"  {v}")
+    con.print(f"report: {out / 'index.html'}")
+
+
+@cli.command("bench")
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=0, min_open=True),
+    default=3000.0,
+    show_default=True,
+    help="Simulated seconds per repeat.",
+)
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_cmd(duration: float, repeat: int, as_json: bool) -> None:
+    """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core."""
+    report = bench(duration=duration, repeat=repeat)
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    con = _stdout()
+    con.print(
+        f"bench: {report['scenario']}, {report['setting']}, {duration:g} s simulated, "
+        f"{repeat} repeat(s), one core"
+    )
+    for key, label in (
+        ("events_per_s", "events/s"),
+        ("delivered_per_s", "delivered data packets/s"),
+    ):
+        con.print(
+            f"  {label:>26}: best {report[key]['best']:,.0f}  median {report[key]['median']:,.0f}"
+        )
+    con.print(
+        f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
+        f"median {report['wall_s']['median']:.3f}"
+    )
+
+
+def bench(duration: float = 3000.0, repeat: int = 3) -> dict[str, Any]:
+    """Time ``_core.run`` on the benchmark scenario; wall time measured here, around the call."""
+    from tcpair.api import prepare, to_json
+    from tcpair.paths import scenario_path
+
+    core = require_core()
+    path = scenario_path(BENCH_SCENARIO, missing_ok=True)
+    if path is None:
+        raise ScenarioError(f"shipped scenario {BENCH_SCENARIO}.toml not found")
+    sc = prepare(path, overrides=[*BENCH_OVERRIDES, f"run.duration={float(duration)!r}"])
+    payload = to_json(sc)
+    walls, events, delivered = [], [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = json.loads(core.run(payload))
+        walls.append(time.perf_counter() - t0)
+        events.append(res["summary"]["events"])
+        delivered.append(res["summary"]["delivered_data_packets"])
+    ev_rate = [e / w for e, w in zip(events, walls, strict=True)]
+    dl_rate = [d / w for d, w in zip(delivered, walls, strict=True)]
+    return {
+        "scenario": f"scenarios/{BENCH_SCENARIO}.toml",
+        "setting": "uniform loss p=0.01 on wireless forward, reno",
+        "duration_s": duration,
+        "repeat": repeat,
+        "events": events[0],
+        "delivered_data_packets": delivered[0],
+        "wall_s": {"best": min(walls), "median": statistics.median(walls)},
+        "events_per_s": {"best": max(ev_rate), "median": statistics.median(ev_rate)},
+        "delivered_per_s": {"best": max(dl_rate), "median": statistics.median(dl_rate)},
+    }
+
+
+def _error(message: str) -> None:
+    first = " ".join(str(message).split())  # one line, whatever the source
+    click.echo(f"error: {first}", err=True)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: run the CLI and turn known errors into one line and an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:  # `tcpair` alone: show help rather than a usage error
+        args = ["--help"]
+    try:
+        rv = cli.main(args=args, prog_name="tcpair", standalone_mode=False)
+    except click.ClickException as exc:
+        _error(exc.format_message())
+        sys.exit(EXIT_USAGE)
+    except (ScenarioError, FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+        _error(str(exc))
+        sys.exit(EXIT_USAGE)
+    except SimulationError as exc:
+        _error(str(exc))
+        sys.exit(EXIT_USAGE)
+    except CoreMissingError as exc:
+        _error(str(exc))
+        sys.exit(EXIT_RUNTIME)
+    except click.exceptions.Abort:
+        _error("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        _error("interrupted")
+        sys.exit(130)
+    except BrokenPipeError:  # e.g. `tcpair run ... --json | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+__all__ = ["bench", "cli", "main"]

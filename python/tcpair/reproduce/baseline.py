@@ -1,0 +1,459 @@
+"""Target ``baseline``: Reno, NewReno and SACK goodput vs loss rate, with PFTK.
+
+Scenario: paper 001's one-wireless-link path (``scenarios/clrp_one_link.toml``),
+uniform loss on the wireless link's forward (BS -> MH) direction. The PFTK
+curve at each loss rate uses that point's measured mean RTT and mean timeout
+RTO (b = 1, Wmax = the flow's window), so the check tests the TCP machinery,
+not a guess of RTT or T0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from rich.console import Console
+
+from tcpair.api import write_atomically
+from tcpair.models import mathis, pftk_kbps
+from tcpair.parallel import run_many
+from tcpair.paths import scenario_path
+from tcpair.report import FAILS, HOLDS, NA, Claim, Figure, Page, write_page
+from tcpair.scenario import apply_overrides, load_scenario
+from tcpair.stats import aggregate
+
+TITLE = "Baseline: Reno, NewReno and SACK goodput vs loss rate, with the PFTK model"
+SCENARIO = "clrp_one_link"
+FLOW = "tcp1"
+VARIANTS: tuple[str, ...] = ("reno", "newreno", "sack")
+LOSS_RATES: tuple[float, ...] = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1)
+SEEDS: tuple[int, ...] = (1, 2, 3, 4, 5)
+QUICK_SEEDS: tuple[int, ...] = (1, 2)
+QUICK_DURATION_S = 60.0
+PFTK_TOLERANCE = 0.25
+ORDER_TOLERANCE = 0.05
+ORDER_MIN_P = 0.02
+CAPACITY_TOLERANCE = 0.02
+
+COLORS = {"reno": "#1f77b4", "newreno": "#ff7f0e", "sack": "#2ca02c"}
+
+
+def plan(quick: bool = False) -> list[dict[str, Any]]:
+    """One entry per run: its labels and its complete scenario (seed set)."""
+    base = load_scenario(scenario_path(SCENARIO))
+    seeds = QUICK_SEEDS if quick else SEEDS
+    tasks = []
+    for variant in VARIANTS:
+        for p in LOSS_RATES:
+            for seed in seeds:
+                overrides = [
+                    f'links.wireless.forward.loss={{model="uniform", p={p!r}}}',
+                    f"flows.{FLOW}.variant={variant}",
+                ]
+                if quick:
+                    overrides.append(f"run.duration={QUICK_DURATION_S!r}")
+                sc = apply_overrides(base, overrides, seed=seed)
+                tasks.append({"variant": variant, "p": p, "seed": seed, "scenario": sc})
+    return tasks
+
+
+def _flow_entry(scenario: dict[str, Any]) -> dict[str, Any]:
+    for f in scenario.get("flows", []):
+        if f.get("name") == FLOW:
+            return f
+    return scenario.get("flows", [{}])[0]
+
+
+def collect(tasks: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The runs table: one row per run with the flow's metrics and its labels."""
+    rows = []
+    for task, res in zip(tasks, results, strict=True):
+        flows = res.get("flows", [])
+        flow = next((f for f in flows if f.get("name") == FLOW), flows[0] if flows else {})
+        summary = res.get("summary", {})
+        entry = _flow_entry(task["scenario"])
+        row = {
+            "variant": task["variant"],
+            "p": task["p"],
+            "seed": task["seed"],
+            "window": entry.get("window", np.nan),
+            "duration_s": summary.get("duration_s", np.nan),
+            "events": summary.get("events", np.nan),
+            "wall_s": summary.get("wall_s", np.nan),
+        }
+        for key in (
+            "packet_size",
+            "goodput_kbps",
+            "throughput_kbps",
+            "formula_throughput_mbps",
+            "sent",
+            "delivered",
+            "retransmits",
+            "timeouts",
+            "fast_retransmits",
+            "window_cuts",
+            "mean_rtt_s",
+            "mean_rto_s",
+            "mean_timeout_rto_s",
+        ):
+            row[key] = flow.get(key, np.nan)
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    for col in df.columns:
+        if col != "variant":
+            df[col] = pd.to_numeric(df[col], errors="coerce")
+    return df
+
+
+def _t0(df: pd.DataFrame) -> pd.Series:
+    """T0 per run: mean RTO at timeouts, else the mean RTO (no timeout happened)."""
+    t0 = df["mean_timeout_rto_s"].where(df["mean_timeout_rto_s"] > 0)
+    return t0.fillna(df["mean_rto_s"])
+
+
+def parse_bandwidth(value: Any) -> float | None:
+    """Bits/s from a scenario bandwidth (``2e6``, ``"2Mb"``, ``"2 Mb/s"``), else None."""
+    if isinstance(value, int | float):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    s = value.strip().lower().replace(" ", "").removesuffix("/s").removesuffix("ps")
+    s = s.removesuffix("it").removesuffix("b")
+    mult = {"k": 1e3, "m": 1e6, "g": 1e9}.get(s[-1:], 1.0)
+    num = s[:-1] if s[-1:] in "kmg" else s
+    try:
+        return float(num) * mult
+    except ValueError:
+        return None
+
+
+def bottleneck_kbps(scenario: dict[str, Any]) -> float | None:
+    """The slowest link's rate in kb/s (the path here is a chain)."""
+    rates = [parse_bandwidth(link.get("bandwidth")) for link in scenario.get("links", [])]
+    known = [r for r in rates if r]
+    return min(known) / 1000 if known else None
+
+
+def points(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (variant, p): mean, std, n, 95% CI of the metrics, plus PFTK and Mathis."""
+    df = runs.copy()
+    df["t0_s"] = _t0(df)
+    agg = aggregate(
+        df,
+        ["variant", "p"],
+        [
+            "goodput_kbps",
+            "throughput_kbps",
+            "mean_rtt_s",
+            "t0_s",
+            "timeouts",
+            "fast_retransmits",
+            "window_cuts",
+        ],
+    )
+    firsts = df.groupby(["variant", "p"], sort=True)[["packet_size", "window"]].first()
+    agg = agg.merge(firsts.reset_index(), on=["variant", "p"], how="left")
+    rtt = agg["mean_rtt_s_mean"].to_numpy(dtype=float)
+    ok = np.isfinite(rtt) & (rtt > 0)
+    pftk_vals = np.full(len(agg), np.nan)
+    mathis_vals = np.full(len(agg), np.nan)
+    if ok.any():
+        sel = agg[ok]
+        pftk_vals[ok] = pftk_kbps(
+            sel["p"].to_numpy(float),
+            sel["mean_rtt_s_mean"].to_numpy(float),
+            sel["t0_s_mean"].fillna(0).to_numpy(float),
+            sel["packet_size"].to_numpy(float),
+            wmax=sel["window"].fillna(np.inf).to_numpy(float),
+        )
+        with np.errstate(divide="ignore"):
+            mathis_vals[ok] = (
+                np.asarray(mathis(sel["p"].to_numpy(float), sel["mean_rtt_s_mean"].to_numpy(float)))
+                * sel["packet_size"].to_numpy(float)
+                * 8
+                / 1000
+            )
+    agg["pftk_kbps"] = pftk_vals
+    agg["mathis_kbps"] = np.where(agg["p"] > 0, mathis_vals, np.nan)
+    agg["goodput_over_pftk"] = agg["goodput_kbps_mean"] / agg["pftk_kbps"]
+    order = {v: i for i, v in enumerate(VARIANTS)}
+    agg["_o"] = agg["variant"].map(lambda v: order.get(v, len(order)))
+    return agg.sort_values(["_o", "p"]).drop(columns="_o").reset_index(drop=True)
+
+
+def _fmt_ps(ps: Sequence[float]) -> str:
+    return "{" + ", ".join(f"{p:g}" for p in ps) + "}"
+
+
+def claims(pts: pd.DataFrame, capacity_kbps: float | None) -> list[Claim]:
+    """Verdicts computed from the numbers, never written by hand."""
+    out: list[Claim] = []
+    reno = pts[(pts["variant"] == "reno") & (pts["p"] > 0)].dropna(subset=["pftk_kbps"])
+    if len(reno):
+        err = (reno["goodput_kbps_mean"] - reno["pftk_kbps"]).abs() / reno["pftk_kbps"]
+        bad = reno.loc[err > PFTK_TOLERANCE, "p"].tolist()
+        detail = "; ".join(
+            f"p={p:g}: {g:.0f} vs {m:.0f} kb/s ({(g / m - 1) * 100:+.0f}%)"
+            for p, g, m in zip(reno["p"], reno["goodput_kbps_mean"], reno["pftk_kbps"], strict=True)
+        )
+        out.append(
+            Claim(
+                source="PFTK model (Padhye et al. 2000), SPEC validation",
+                text=f"Reno goodput within {PFTK_TOLERANCE:.0%} of PFTK (b=1, T0 = mean timeout "
+                f"RTO, Wmax = window) at p in {_fmt_ps(reno['p'].tolist())}",
+                verdict=HOLDS if not bad else FAILS,
+                detail=detail + (f". Outside the band at p in {_fmt_ps(bad)}." if bad else ""),
+            )
+        )
+    else:
+        out.append(
+            Claim(
+                "PFTK model (Padhye et al. 2000)",
+                "Reno goodput vs PFTK",
+                NA,
+                "no Reno points with loss",
+            )
+        )
+
+    high = sorted(p for p in pts["p"].unique() if p >= ORDER_MIN_P)
+    piv = pts.pivot_table(index="p", columns="variant", values="goodput_kbps_mean")
+    if high and all(v in piv.columns for v in VARIANTS):
+        bad_order = [
+            p
+            for p in high
+            if not (
+                piv.loc[p, "sack"] >= piv.loc[p, "newreno"] * (1 - ORDER_TOLERANCE)
+                and piv.loc[p, "newreno"] >= piv.loc[p, "reno"] * (1 - ORDER_TOLERANCE)
+            )
+        ]
+        out.append(
+            Claim(
+                source="Fall & Floyd 1996 (expected ordering)",
+                text=f"with several losses per window SACK >= NewReno >= Reno (within "
+                f"{ORDER_TOLERANCE:.0%}) at p in {_fmt_ps(high)}",
+                verdict=HOLDS if not bad_order else FAILS,
+                detail=f"ordering broken at p in {_fmt_ps(bad_order)}" if bad_order else "",
+            )
+        )
+    zero = pts[pts["p"] == 0]
+    if capacity_kbps and len(zero):
+        shortfall = 1 - zero["goodput_kbps_mean"] / capacity_kbps
+        bad_v = zero.loc[shortfall.abs() > CAPACITY_TOLERANCE, "variant"].tolist()
+        out.append(
+            Claim(
+                source="issue 2, item 11(b)",
+                text=f"without loss, goodput within {CAPACITY_TOLERANCE:.0%} of the bottleneck "
+                f"capacity ({capacity_kbps:.0f} kb/s)",
+                verdict=HOLDS if not bad_v else FAILS,
+                detail="; ".join(
+                    f"{v}: {g:.0f} kb/s"
+                    for v, g in zip(zero["variant"], zero["goodput_kbps_mean"], strict=True)
+                ),
+            )
+        )
+    return out
+
+
+def plot_goodput(pts: pd.DataFrame, out: Path, capacity_kbps: float | None) -> Figure:
+    """Goodput vs p with 95% CI error bars and bands, PFTK and Mathis for Reno."""
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(7.5, 4.8), layout="constrained")
+    ax = fig.add_subplot()
+    for variant in VARIANTS:
+        d = pts[pts["variant"] == variant]
+        if d.empty:
+            continue
+        ci = d["goodput_kbps_ci95"].fillna(0).to_numpy(float)
+        y = d["goodput_kbps_mean"].to_numpy(float)
+        x = d["p"].to_numpy(float)
+        c = COLORS.get(variant)
+        ax.errorbar(x, y, yerr=ci, marker="o", ms=4, capsize=3, color=c, label=variant)
+        ax.fill_between(x, y - ci, y + ci, color=c, alpha=0.15, linewidth=0)
+    reno = pts[pts["variant"] == "reno"].dropna(subset=["pftk_kbps"])
+    if len(reno):
+        ax.plot(
+            reno["p"], reno["pftk_kbps"], "k--", lw=1.2, zorder=5, label="PFTK (Reno's RTT, T0)"
+        )
+        m = reno[reno["p"] > 0]
+        ax.plot(m["p"], m["mathis_kbps"], ":", color="grey", lw=1.2, label="Mathis")
+    if capacity_kbps:
+        ax.axhline(capacity_kbps, color="#999", lw=0.8, ls="-.", label="bottleneck capacity")
+    top = np.nanmax(pts["goodput_kbps_mean"].to_numpy(float)) if len(pts) else 1.0
+    ax.set_ylim(0, max(top, capacity_kbps or 0) * 1.15 if np.isfinite(top) else None)
+    ax.set_xlabel("packet loss rate p on the wireless link (BS -> MH)")
+    ax.set_ylabel("goodput (kb/s)")
+    ax.set_title("Goodput vs loss rate (mean and 95% CI over seeds)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.savefig(out / "goodput_vs_loss.png", dpi=120)
+    fig.savefig(out / "goodput_vs_loss.svg")
+    return Figure(
+        "goodput_vs_loss.png",
+        "Goodput of Reno, NewReno and SACK vs loss rate; bars and bands are 95% Student-t "
+        "confidence intervals; the dashed line is PFTK from Reno's measured RTT and T0.",
+        svg="goodput_vs_loss.svg",
+    )
+
+
+def plot_recoveries(pts: pd.DataFrame, out: Path) -> Figure:
+    """Timeouts and fast retransmits per run: why the variants differ."""
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(9, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax, col, label in zip(
+        axes,
+        ("timeouts", "fast_retransmits"),
+        ("timeouts per run", "fast retransmits per run"),
+        strict=True,
+    ):
+        for variant in VARIANTS:
+            d = pts[pts["variant"] == variant]
+            if d.empty:
+                continue
+            ax.errorbar(
+                d["p"],
+                d[f"{col}_mean"],
+                yerr=d[f"{col}_ci95"].fillna(0),
+                marker="o",
+                ms=3,
+                capsize=2,
+                color=COLORS.get(variant),
+                label=variant,
+            )
+        ax.set_xlabel("loss rate p")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.savefig(out / "recoveries_vs_loss.png", dpi=110)
+    fig.savefig(out / "recoveries_vs_loss.svg")
+    return Figure(
+        "recoveries_vs_loss.png",
+        "Timeouts and fast retransmits per run (95% CI).",
+        svg="recoveries_vs_loss.svg",
+    )
+
+
+def make_report(
+    runs: pd.DataFrame,
+    out_dir: Path,
+    *,
+    capacity_kbps: float | None = None,
+    meta: dict[str, Any] | None = None,
+) -> list[str]:
+    """Write tables, plots, page and verdicts for ``runs`` into ``out_dir`` (atomically).
+
+    Separate from running so the report can be rebuilt, or tested, from a table.
+    """
+    pts = points(runs)
+    found = claims(pts, capacity_kbps)
+    verdicts = [f"{c.text}: {c.verdict}" for c in found]
+
+    def write(tmp: Path) -> None:
+        runs.to_parquet(tmp / "runs.parquet", index=False)
+        runs.to_csv(tmp / "runs.csv", index=False)
+        pts.to_csv(tmp / "points.csv", index=False)
+        figs = [plot_goodput(pts, tmp, capacity_kbps), plot_recoveries(pts, tmp)]
+        shown = pts[
+            [
+                "variant",
+                "p",
+                "goodput_kbps_mean",
+                "goodput_kbps_ci95",
+                "goodput_kbps_n",
+                "pftk_kbps",
+                "goodput_over_pftk",
+                "mean_rtt_s_mean",
+                "t0_s_mean",
+                "timeouts_mean",
+                "fast_retransmits_mean",
+            ]
+        ]
+        shown = shown.rename(
+            columns={
+                "goodput_kbps_mean": "goodput kb/s",
+                "goodput_kbps_ci95": "±95% CI",
+                "goodput_kbps_n": "seeds",
+                "pftk_kbps": "PFTK kb/s",
+                "goodput_over_pftk": "/PFTK",
+                "mean_rtt_s_mean": "RTT s",
+                "t0_s_mean": "T0 s",
+                "timeouts_mean": "timeouts",
+                "fast_retransmits_mean": "fast rexmits",
+            }
+        )
+        page = Page(
+            title=TITLE,
+            intro="Paper 001's one-wireless-link path (FH-BS 10 Mb/s 10 ms, BS-MH 2 Mb/s 64 us, "
+            "1000-byte packets, window 30) with uniform loss on BS -> MH. Each point is the mean "
+            "over seeds with a 95% Student-t confidence interval. PFTK uses each point's measured "
+            "mean RTT and mean RTO at timeouts (b = 1, no delayed ACKs; Wmax = window).",
+            figures=figs,
+            claims=found,
+            tables=[("Per point", shown)],
+            meta=meta or {},
+            files=[
+                ("runs.parquet", "all runs (Parquet)"),
+                ("runs.csv", "all runs (CSV)"),
+                ("points.csv", "per-point statistics (CSV)"),
+            ],
+        )
+        write_page(tmp, page)
+        (tmp / "verdicts.json").write_text(json.dumps(verdicts, indent=2) + "\n")
+
+    write_atomically(Path(out_dir), write)
+    return verdicts
+
+
+def run(
+    out_dir: Path,
+    *,
+    jobs: int | None = None,
+    quick: bool = False,
+    console: Console | None = None,
+    progress: bool = True,
+) -> list[str]:
+    """Run the sweep and write ``out_dir`` (runs table, plots, HTML page)."""
+    tasks = plan(quick)
+    results = run_many(
+        [t["scenario"] for t in tasks],
+        jobs=jobs,
+        description="baseline",
+        console=console,
+        progress=progress,
+    )
+    runs = collect(tasks, results)
+    capacity = bottleneck_kbps(tasks[0]["scenario"]) if tasks else None
+    seeds = QUICK_SEEDS if quick else SEEDS
+    meta = {
+        "scenario": f"scenarios/{SCENARIO}.toml",
+        "variants": ", ".join(VARIANTS),
+        "loss rates": _fmt_ps(LOSS_RATES),
+        "seeds": _fmt_ps(seeds),
+        "duration": f"{runs['duration_s'].iloc[0]:g} s" if len(runs) else "?",
+        "mode": "quick" if quick else "full",
+        "runs": len(runs),
+    }
+    if not math.isnan(runs["wall_s"].sum()):
+        meta["simulation wall time"] = f"{runs['wall_s'].sum():.1f} s (summed over runs)"
+    return make_report(runs, Path(out_dir), capacity_kbps=capacity, meta=meta)
+
+
+__all__ = [
+    "LOSS_RATES",
+    "SEEDS",
+    "TITLE",
+    "VARIANTS",
+    "claims",
+    "collect",
+    "make_report",
+    "plan",
+    "points",
+    "run",
+]

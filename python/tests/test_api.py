@@ -1,0 +1,68 @@
+"""The Python API on the fake core: shapes, overrides, atomic saving."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import tcpair
+from tcpair.api import write_atomically
+
+
+def test_run_returns_tables(fake_core) -> None:
+    r = tcpair.run("clrp_one_link", overrides=["links.wireless.forward.loss.p=0.02"], seed=3)
+    assert r.summary["seed"] == 3
+    assert isinstance(r.flows, pd.DataFrame) and r.flows.loc[0, "name"] == "tcp1"
+    assert list(r.drops.columns)[:3] == ["time_s", "flow", "kind"]
+    assert len(r.recoveries) == 0 and "cwnd" in r.timeseries.columns
+    assert json.loads(r.to_json())["summary"]["seed"] == 3
+    assert r.scenario["links"][1]["forward"]["loss"]["p"] == 0.02
+    with pytest.raises(KeyError):
+        r.table("nope")
+
+
+def test_run_from_dict(fake_core) -> None:
+    sc = tcpair.load_scenario("clrp_one_link")
+    r = tcpair.run(sc, overrides=["run.duration=5"])
+    assert r.summary["duration_s"] == 5
+    assert sc["run"]["duration"] == 300.0
+
+
+def test_validate_and_catalog(fake_core) -> None:
+    assert tcpair.validate("clrp_one_link")["flows"][0]["name"] == "tcp1"
+    assert "sack" in tcpair.catalog()["variants"]
+    assert tcpair.core_version() == "0.0.0-fake"
+
+
+def test_save_replaces_existing_atomically(fake_core, tmp_path: Path) -> None:
+    target = tmp_path / "r"
+    target.mkdir()
+    (target / "stale.txt").write_text("old")
+    tcpair.run("clrp_one_link").save(target)
+    assert not (target / "stale.txt").exists()
+    assert (target / "summary.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+def test_write_atomically_failure_leaves_nothing(tmp_path: Path) -> None:
+    def boom(d: Path) -> None:
+        (d / "half.txt").write_text("x")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError):
+        write_atomically(tmp_path / "out", boom)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_many_reraises_worker_errors(fake_core) -> None:
+    from tcpair.parallel import run_many
+
+    sc = tcpair.load_scenario("clrp_one_link")
+    bad = tcpair.apply_overrides(sc, ["run.duration=0"])
+    ok = run_many([sc], jobs=1, progress=False)
+    assert ok[0]["flows"][0]["name"] == "tcp1"
+    with pytest.raises(tcpair.ScenarioError, match=r"run\.duration"):
+        run_many([sc, bad], jobs=1, progress=False)

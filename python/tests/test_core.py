@@ -1,0 +1,215 @@
+"""End-to-end tests against the compiled core (skipped until it is built).
+
+Issue 2 items 8, 9, 11(a)-(d), 12: the JSON contract, one-line errors for ten
+kinds of bad input, determinism (also across processes), conservation of
+packets, PFTK validation and full use of the bottleneck without loss.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tcpair._core")
+
+import tcpair
+from tcpair.models import pftk
+from tcpair.parallel import run_many
+from tcpair.paths import scenario_path
+
+CLRP = str(scenario_path("clrp_one_link"))
+PFTK_CHECK = str(scenario_path("pftk_check"))
+SHORT = "run.duration=20"
+
+
+def _one_error_line(err: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ") and "Traceback" not in err
+    return lines[0]
+
+
+def _conserved(summary: dict) -> None:
+    pk = summary["packets"]
+    assert pk["sent"] + pk["copies"] == pk["delivered"] + pk["dropped"] + pk["in_flight"], pk
+
+
+def test_run_json_has_required_keys(cli, tmp_path: Path) -> None:
+    code, out, err = cli(
+        "run", CLRP, "--json", "--set", SHORT, "--set", "links.wireless.forward.loss.p=0.01"
+    )
+    assert code == 0, err
+    obj = json.loads(out)
+    for key in ("flows", "events", "sim_time_s", "wall_s", "summary"):
+        assert key in obj
+    assert obj["events"] > 0 and obj["sim_time_s"] == pytest.approx(20.0, abs=1e-6)
+    flow = obj["flows"][0]
+    for key in (
+        "name",
+        "goodput_kbps",
+        "throughput_kbps",
+        "retransmits",
+        "timeouts",
+        "fast_retransmits",
+        "window_cuts",
+    ):
+        assert key in flow
+    assert flow["name"] == "tcp1" and flow["goodput_kbps"] > 0
+    _conserved(obj["summary"])
+
+
+def test_run_out_dir_and_validate(cli, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    code, _, err = cli("run", CLRP, "--set", SHORT, "--out", str(out))
+    assert code == 0, err
+    assert (out / "summary.json").is_file() and (out / "flows.parquet").is_file()
+    code, stdout, _ = cli("validate", CLRP)
+    assert code == 0 and stdout.startswith("ok: ")
+
+
+def _with_extra_node(tmp_path: Path, name: str) -> str:
+    text = Path(CLRP).read_text() + f'\n[[nodes]]\nname = "{name}"\n'
+    f = tmp_path / f"extra_{name}.toml"
+    f.write_text(text)
+    return str(f)
+
+
+BAD = [
+    ("unknown key", None, ["run.bogus=1"], ["bogus"]),
+    ("wrong type", None, ['links.wired.queue="many"'], ["queue"]),
+    ("negative bandwidth", None, ["links.wired.bandwidth=-5"], ["bandwidth"]),
+    ("probability > 1", None, ["links.wireless.forward.loss.p=1.5"], ["1.5"]),
+    ("unknown node", None, ["flows.tcp1.dst=nowhere"], ["nowhere"]),
+    ("unroutable flow", "island", ["flows.tcp1.dst=island"], ["island"]),
+    ("duration <= 0", None, ["run.duration=0"], ["duration"]),
+    ("unknown variant", None, ["flows.tcp1.variant=vegasx"], ["vegasx"]),
+    ("unknown error model", None, ["links.wireless.forward.loss.model=bogusmodel"], ["bogusmodel"]),
+    ("duplicate node name", "fh", [], ["fh"]),
+    (
+        "reorder min > max",
+        None,
+        ["links.wireless.forward.reorder={p=0.05, min=10, max=1}"],
+        ["reorder"],
+    ),
+    ("negative delay", None, ["links.wired.delay=-1"], ["delay"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "extra_node", "overrides", "needles"), BAD, ids=[b[0] for b in BAD]
+)
+def test_bad_scenario_one_line_exit_2(
+    cli, tmp_path: Path, kind: str, extra_node: str | None, overrides: list[str], needles: list[str]
+) -> None:
+    file = _with_extra_node(tmp_path, extra_node) if extra_node else CLRP
+    sets = [a for o in overrides for a in ("--set", o)]
+    out = tmp_path / "out"
+    for cmd in (["run", file, *sets, "--out", str(out), "--json"], ["validate", file, *sets]):
+        code, stdout, err = cli(*cmd)
+        assert code == 2, (kind, stdout, err)
+        line = _one_error_line(err)
+        for n in needles:
+            assert n in line, (kind, line)
+        assert stdout == ""
+        assert not out.exists()
+
+
+def test_event_budget_is_a_clear_error(cli) -> None:
+    code, _, err = cli("run", CLRP, "--set", "run.event_budget=1000")
+    assert code == 2
+    assert "event_budget" in _one_error_line(err)
+    with pytest.raises(tcpair.SimulationError):
+        tcpair.run(CLRP, overrides=["run.event_budget=1000"])
+    with pytest.raises(tcpair.ScenarioError):
+        tcpair.run(CLRP, overrides=["run.duration=-1"])
+
+
+def _strip_wall(res: dict) -> dict:
+    res = json.loads(json.dumps(res))
+    res["summary"].pop("wall_s", None)
+    return res
+
+
+def test_determinism_same_seed() -> None:
+    a = tcpair.run(CLRP, overrides=[SHORT, "links.wireless.forward.loss.p=0.02"], seed=7)
+    b = tcpair.run(CLRP, overrides=[SHORT, "links.wireless.forward.loss.p=0.02"], seed=7)
+    assert _strip_wall(a.raw) == _strip_wall(b.raw)
+    c = tcpair.run(CLRP, overrides=[SHORT, "links.wireless.forward.loss.p=0.02"], seed=8)
+    assert _strip_wall(a.raw) != _strip_wall(c.raw)
+    _conserved(a.summary)
+
+
+def test_determinism_in_parallel() -> None:
+    base = tcpair.load_scenario(CLRP)
+    scenarios = [
+        tcpair.apply_overrides(base, [SHORT, f"links.wireless.forward.loss.p={p}"], seed=s)
+        for s in (1, 2, 3)
+        for p in (0.01, 0.05)
+    ]
+    serial = run_many(scenarios * 2, jobs=1, progress=False)
+    parallel = run_many(scenarios * 2, jobs=4, progress=False)
+    for x, y in zip(serial, parallel, strict=True):
+        assert _strip_wall(x) == _strip_wall(y)
+    n = len(scenarios)
+    for i in range(n):
+        assert _strip_wall(parallel[i]) == _strip_wall(parallel[i + n])
+
+
+@pytest.mark.parametrize("p", [0.005, 0.01, 0.02, 0.05])
+def test_reno_matches_pftk(p: float) -> None:
+    """Issue 2, 11(a): b = 1, the run's mean RTT and mean RTO at timeouts."""
+    base = tcpair.load_scenario(PFTK_CHECK)
+    scenarios = [
+        tcpair.apply_overrides(
+            base,
+            [f'links.lossy.forward.loss={{model="uniform", p={p}}}', "flows.tcp1.variant=reno"],
+            seed=s,
+        )
+        for s in (1, 2, 3)
+    ]
+    results = run_many(scenarios, jobs=3, progress=False)
+    flows = [r["flows"][0] for r in results]
+    goodput = np.mean([f["goodput_kbps"] for f in flows])
+    rtt = np.mean([f["mean_rtt_s"] for f in flows])
+    t0s = [f.get("mean_timeout_rto_s") or f["mean_rto_s"] for f in flows]
+    t0 = float(np.mean(t0s))
+    size = flows[0]["packet_size"]
+    window = base["flows"][0]["window"]
+    model = pftk(p, rtt, t0, wmax=window, b=1) * size * 8 / 1000
+    assert goodput == pytest.approx(model, rel=0.25), (p, goodput, model, rtt, t0)
+    for r in results:
+        _conserved(r["summary"])
+
+
+def test_no_loss_fills_the_bottleneck() -> None:
+    """Issue 2, 11(b): window 30 covers the BDP, so goodput ~ 2 Mb/s."""
+    r = tcpair.run(CLRP, overrides=['links.wireless.forward.loss={model="uniform", p=0.0}'])
+    goodput = r.flows.loc[0, "goodput_kbps"]
+    assert goodput == pytest.approx(2000.0, rel=0.02)
+    assert r.flows.loc[0, "timeouts"] == 0
+    _conserved(r.summary)
+
+
+def test_reproduce_baseline_quick(cli, tmp_path: Path) -> None:
+    out = tmp_path / "tmp"
+    code, stdout, err = cli("reproduce", "baseline", "--quick", "--out", str(out))
+    assert code == 0, err
+    assert (out / "index.html").is_file()
+    page = out / "baseline" / "index.html"
+    assert page.is_file()
+    assert (out / "baseline" / "goodput_vs_loss.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "baseline" / "runs.parquet").is_file()
+    assert "PFTK" in page.read_text()
+    assert "baseline" in stdout
+
+
+def test_catalog_and_list(cli) -> None:
+    cat = tcpair.catalog()
+    assert {"tahoe", "reno", "newreno", "sack"} <= set(cat["variants"])
+    names = {m["name"] for m in cat["error_models"]}
+    assert {"uniform", "ber", "expo", "markov2", "markov2_time"} <= names
+    code, out, _ = cli("list")
+    assert code == 0 and "baseline" in out and "uniform" in out
