@@ -34,9 +34,10 @@ impl<E> Ord for Scheduled<E> {
     }
 }
 
-/// Binary-heap event queue. Chosen by measurement (docs/performance.md): the
-/// number of pending events in our scenarios is small (tens to a few thousand),
-/// where a heap beats calendar queues and timing wheels.
+/// Binary-heap event queue. Pending events stay few in our scenarios (about
+/// two per packet in flight plus one timer per agent), where a heap's
+/// O(log n) is cheap; calendar queues and timing wheels have not been
+/// measured against it yet (docs/performance.md).
 #[derive(Debug)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Scheduled<E>>,

@@ -227,7 +227,9 @@ impl RunResult {
             seed: sc.seed,
             duration_s: to_secs(sc.duration),
             warmup_s: to_secs(sc.warmup),
-            sim_time_s: to_secs(sim.now()),
+            // The run completed: simulated time reached the end (events may
+            // have run out earlier, e.g. after a finite transfer).
+            sim_time_s: to_secs(sim.now().max(sc.duration)),
             events: sim.events_processed(),
             wall_s,
             delivered_data_packets: sim.flows.iter().map(|f| f.sink_c.delivered).sum(),
