@@ -62,5 +62,8 @@ fn outage_losses_are_labelled() {
         .iter()
         .all(|t| (10.0..11.3).contains(&t.as_f64().unwrap())));
     let ev = col(&r["recoveries"], "event");
-    assert!(ev.iter().any(|e| e == "timeout"), "a 1.2 s blackout ends in a timeout");
+    assert!(
+        ev.iter().any(|e| e == "timeout"),
+        "a 1.2 s blackout ends in a timeout"
+    );
 }

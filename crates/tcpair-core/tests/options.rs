@@ -31,7 +31,12 @@ fn timeseries_samples_every_interval() {
     v["output"] = json!({"timeseries": true, "interval": 0.5, "throughput_window": 1.0});
     let r = run(&v).to_json();
     let ts = &r["timeseries"];
-    let t: Vec<f64> = ts["time_s"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    let t: Vec<f64> = ts["time_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
     assert_eq!(t.len(), 21, "0, 0.5, ..., 10");
     assert!((t[20] - 10.0).abs() < 1e-9);
     let cwnd = ts["cwnd"].as_array().unwrap();
@@ -55,6 +60,9 @@ fn several_flows_share_fairly_and_start_on_time() {
     let r = run(&v);
     assert_eq!(r.flows.len(), 2);
     let sum: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
-    assert!((sum - 2000.0).abs() / 2000.0 < 0.02, "the two fill the link: {sum}");
+    assert!(
+        (sum - 2000.0).abs() / 2000.0 < 0.02,
+        "the two fill the link: {sum}"
+    );
     assert!(r.jain_fairness.unwrap() > 0.8, "{:?}", r.jain_fairness);
 }

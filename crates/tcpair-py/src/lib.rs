@@ -8,7 +8,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcpair_core::SimError;
 
 create_exception!(tcpair._core, ScenarioError, pyo3::exceptions::PyValueError);
-create_exception!(tcpair._core, SimulationError, pyo3::exceptions::PyRuntimeError);
+create_exception!(
+    tcpair._core,
+    SimulationError,
+    pyo3::exceptions::PyRuntimeError
+);
 
 /// Run a panic-prone closure; a panic becomes a SimulationError, never a crash.
 fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
