@@ -143,6 +143,13 @@ impl RunResult {
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
         let mut packets = sim.counters;
         packets.in_flight = sim.in_flight();
+        // Checked on every run (it costs one pass over the links): a leak or a
+        // double count is a simulator bug, reported as an internal error.
+        assert!(
+            packets.conserved() && packets.in_flight == sim.arena_live() as u64,
+            "packet balance broken: {packets:?}, arena holds {}",
+            sim.arena_live()
+        );
         let flow_name = |i: u32| Value::from(sim.flows[i as usize].plan.name.as_str());
 
         let mut drops = Columns::new(&[
