@@ -8,8 +8,7 @@
 //! made (through the caller's `clone`) when the original arrives, so a copy
 //! exists even if the original is then held by `reorder`.
 
-use super::reorder::{HoldParams, Holder};
-use crate::engine::{SimRng, Time};
+use super::hold::{HoldParams, HoldStage};
 use crate::error::{from_value, ConfigError};
 use serde::Deserialize;
 
@@ -36,43 +35,12 @@ pub struct DuplicateConfig {
     pub max_hold: f64,
 }
 
-/// The duplication stage of a [`super::Pipeline`].
-#[derive(Debug)]
-pub struct Duplicate {
-    params: HoldParams,
-    pub(crate) held: Holder,
-}
-
-impl Duplicate {
-    /// Errors name fields relative to the `duplicate` table.
-    pub fn from_value(v: &serde_json::Value) -> Result<Self, ConfigError> {
-        let c: DuplicateConfig = from_value(v)?;
-        Ok(Self::new(HoldParams::new(c.p, c.min, c.max, c.max_hold)?))
-    }
-
-    pub fn new(params: HoldParams) -> Self {
-        Self {
-            params,
-            held: Holder::default(),
-        }
-    }
-
-    pub fn params(&self) -> &HoldParams {
-        &self.params
-    }
-
-    /// Whether to copy the arriving packet; if so, after how many passing packets.
-    #[inline]
-    pub(crate) fn decide(&self, rng: &mut SimRng) -> Option<u32> {
-        self.params.draw(rng)
-    }
-
-    /// Keep copy `c` until `k` packets have passed (or `max_hold` from `now`).
-    #[inline]
-    pub(crate) fn hold_copy(&mut self, now: Time, c: u32, k: u32) {
-        self.held
-            .hold(c, k, now.saturating_add(self.params.max_hold));
-    }
+/// Build the duplication stage; errors name fields relative to the `duplicate` table.
+pub fn build(v: &serde_json::Value) -> Result<HoldStage, ConfigError> {
+    let c: DuplicateConfig = from_value(v)?;
+    Ok(HoldStage::new(HoldParams::new(
+        c.p, c.min, c.max, c.max_hold,
+    )?))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod ber;
 mod check;
 pub mod duplicate;
 pub mod expo;
+pub mod hold;
 pub mod markov2;
 pub mod markov2_time;
 pub mod outage;
@@ -24,7 +25,7 @@ pub mod reorder;
 pub mod uniform;
 pub mod window;
 
-pub use pipeline::{DropCause, ImpairSpec, PipeOut, Pipeline, PipelineConfig};
+pub use pipeline::{DropCause, ImpairSpec, PipeOut, Pipeline};
 
 /// A loss process. Called once per packet reaching the end of the link, in
 /// order, with the time it arrives there.

@@ -22,10 +22,10 @@
 //! `<prefix>/reorder`, `<prefix>/duplicate`), so enabling one never changes
 //! another's randomness.
 
-use super::duplicate::Duplicate;
+use super::hold::{HoldStage, Holder};
 use super::outage::Outages;
-use super::reorder::{Holder, Reorder};
 use super::{build_error_model, ErrorModel};
+use super::{duplicate, reorder};
 use crate::engine::{stream, SimRng, Time};
 use crate::error::{from_value, ConfigError};
 use serde::Deserialize;
@@ -44,9 +44,6 @@ pub struct ImpairSpec {
     /// `[[start, stop], ...]` in seconds
     pub outages: Option<serde_json::Value>,
 }
-
-/// The name `impair/mod.rs` re-exports; same type.
-pub type PipelineConfig = ImpairSpec;
 
 impl ImpairSpec {
     /// Parse a table holding only impairment keys; errors are prefixed by `path`.
@@ -86,8 +83,8 @@ impl std::fmt::Debug for Loss {
 pub struct Pipeline {
     outages: Option<Outages>,
     loss: Option<Loss>,
-    duplicate: Option<(Duplicate, SimRng)>,
-    reorder: Option<(Reorder, SimRng)>,
+    duplicate: Option<(HoldStage, SimRng)>,
+    reorder: Option<(HoldStage, SimRng)>,
 }
 
 impl Pipeline {
@@ -118,14 +115,14 @@ impl Pipeline {
         };
         let duplicate = match &spec.duplicate {
             Some(v) => Some((
-                Duplicate::from_value(v).map_err(|e| e.within(&sub("duplicate")))?,
+                duplicate::build(v).map_err(|e| e.within(&sub("duplicate")))?,
                 stream(run_seed, &format!("{stream_prefix}/duplicate")),
             )),
             None => None,
         };
         let reorder = match &spec.reorder {
             Some(v) => Some((
-                Reorder::from_value(v).map_err(|e| e.within(&sub("reorder")))?,
+                reorder::build(v).map_err(|e| e.within(&sub("reorder")))?,
                 stream(run_seed, &format!("{stream_prefix}/reorder")),
             )),
             None => None,
@@ -176,11 +173,17 @@ impl Pipeline {
             }
         }
         let copy_after = match &mut self.duplicate {
-            Some((d, rng)) => d.decide(rng),
+            Some((d, rng)) => d.draw(rng),
             None => None,
         };
         let held = match &mut self.reorder {
-            Some((r, rng)) => r.maybe_hold(now, h, rng),
+            Some((r, rng)) => match r.draw(rng) {
+                Some(k) => {
+                    r.hold(now, h, k);
+                    true
+                }
+                None => false,
+            },
             None => false,
         };
         if !held {
@@ -195,7 +198,7 @@ impl Pipeline {
         // Held after the counting above: a packet never counts for its own copy.
         if let (Some(k), Some((d, _))) = (copy_after, &mut self.duplicate) {
             let c = clone(h);
-            d.hold_copy(now, c, k);
+            d.hold(now, c, k);
         }
     }
 

@@ -12,13 +12,9 @@
 //! overtaken by exactly `k` immediately-delivered packets (fewer if released
 //! by `max_hold`), plus possibly some held packets released before it.
 
-use super::check;
-use super::pipeline::PipeOut;
-use crate::engine::{secs, SimRng, Time};
+use super::hold::{HoldParams, HoldStage};
 use crate::error::{from_value, ConfigError};
-use rand::Rng;
 use serde::Deserialize;
-use std::collections::VecDeque;
 
 fn one() -> u32 {
     1
@@ -43,143 +39,12 @@ pub struct ReorderConfig {
     pub max_hold: f64,
 }
 
-/// Validated parameters shared by `reorder` and `duplicate`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HoldParams {
-    pub p: f64,
-    pub min: u32,
-    pub max: u32,
-    pub max_hold: Time,
-}
-
-impl HoldParams {
-    pub fn new(p: f64, min: u32, max: u32, max_hold: f64) -> Result<Self, ConfigError> {
-        let p = check::prob("p", p)?;
-        if min < 1 {
-            return Err(ConfigError::new(
-                "min",
-                format!("must be at least 1 packet, got {min}"),
-            ));
-        }
-        if min > max {
-            return Err(ConfigError::new(
-                "min",
-                format!("min ({min}) must not exceed max ({max})"),
-            ));
-        }
-        let max_hold = check::positive_secs("max_hold", max_hold)?;
-        Ok(Self {
-            p,
-            min,
-            max,
-            max_hold: secs(max_hold).max(1),
-        })
-    }
-
-    /// With probability p, a displacement k ~ U[min, max].
-    #[inline]
-    pub(crate) fn draw(&self, rng: &mut SimRng) -> Option<u32> {
-        if self.p > 0.0 && (self.p >= 1.0 || rng.gen::<f64>() < self.p) {
-            Some(rng.gen_range(self.min..=self.max))
-        } else {
-            None
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    h: u32,
-    /// Passing packets still to wait for (>= 1 while held).
-    remaining: u32,
-    deadline: Time,
-}
-
-/// Packets waiting for `k` passing packets or their deadline. Kept in
-/// insertion order; since arrival times never decrease and every entry gets
-/// the same `max_hold`, that is also deadline order, so the front holds the
-/// earliest deadline. The deque is reused: no allocation once warm.
-#[derive(Debug, Default)]
-pub(crate) struct Holder {
-    q: VecDeque<Held>,
-}
-
-impl Holder {
-    pub(crate) fn hold(&mut self, h: u32, k: u32, deadline: Time) {
-        debug_assert!(k >= 1);
-        debug_assert!(!matches!(self.q.back(), Some(b) if b.deadline > deadline));
-        self.q.push_back(Held {
-            h,
-            remaining: k,
-            deadline,
-        });
-    }
-
-    /// A packet passed: count it for every held one; release (in hold order)
-    /// those whose count is reached.
-    pub(crate) fn on_pass(&mut self, out: &mut Vec<PipeOut>) {
-        self.q.retain_mut(|e| {
-            e.remaining -= 1;
-            if e.remaining == 0 {
-                out.push(PipeOut::Deliver(e.h));
-                false
-            } else {
-                true
-            }
-        });
-    }
-
-    pub(crate) fn front_deadline(&self) -> Option<Time> {
-        self.q.front().map(|e| e.deadline)
-    }
-
-    pub(crate) fn pop_front(&mut self) -> Option<u32> {
-        self.q.pop_front().map(|e| e.h)
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.q.len()
-    }
-}
-
-/// The reordering stage of a [`super::Pipeline`].
-#[derive(Debug)]
-pub struct Reorder {
-    params: HoldParams,
-    pub(crate) held: Holder,
-}
-
-impl Reorder {
-    /// Errors name fields relative to the `reorder` table.
-    pub fn from_value(v: &serde_json::Value) -> Result<Self, ConfigError> {
-        let c: ReorderConfig = from_value(v)?;
-        Ok(Self::new(HoldParams::new(c.p, c.min, c.max, c.max_hold)?))
-    }
-
-    pub fn new(params: HoldParams) -> Self {
-        Self {
-            params,
-            held: Holder::default(),
-        }
-    }
-
-    pub fn params(&self) -> &HoldParams {
-        &self.params
-    }
-
-    /// Decide whether packet `h` arriving at `now` is held; if so keep it and
-    /// return true (the caller must not deliver it now).
-    #[inline]
-    pub(crate) fn maybe_hold(&mut self, now: Time, h: u32, rng: &mut SimRng) -> bool {
-        match self.params.draw(rng) {
-            Some(k) => {
-                self.held
-                    .hold(h, k, now.saturating_add(self.params.max_hold));
-                true
-            }
-            None => false,
-        }
-    }
+/// Build the reordering stage; errors name fields relative to the `reorder` table.
+pub fn build(v: &serde_json::Value) -> Result<HoldStage, ConfigError> {
+    let c: ReorderConfig = from_value(v)?;
+    Ok(HoldStage::new(HoldParams::new(
+        c.p, c.min, c.max, c.max_hold,
+    )?))
 }
 
 #[cfg(test)]
