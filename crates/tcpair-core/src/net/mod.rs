@@ -47,13 +47,4 @@ impl Topology {
             .position(|n| n.name == name)
             .map(|i| i as NodeId)
     }
-
-    /// Outgoing link directions of `n`, in declaration order.
-    pub fn out_dirs(&self, n: NodeId) -> impl Iterator<Item = DirId> + '_ {
-        self.dirs
-            .iter()
-            .enumerate()
-            .filter(move |(_, d)| d.from == n)
-            .map(|(i, _)| i as DirId)
-    }
 }

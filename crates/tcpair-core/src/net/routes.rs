@@ -64,8 +64,4 @@ impl Routes {
     pub fn hop(&self, path: u32, hop: u16) -> Option<DirId> {
         self.paths[path as usize].get(hop as usize).copied()
     }
-
-    pub fn path(&self, path: u32) -> &[DirId] {
-        &self.paths[path as usize]
-    }
 }

@@ -77,13 +77,6 @@ fn check_secs(path: &str, q: &Quantity, allow_zero: bool) -> Result<f64, ConfigE
     Ok(v)
 }
 
-fn check_prob(path: &str, v: f64) -> Result<f64, ConfigError> {
-    if !(0.0..=1.0).contains(&v) || v.is_nan() {
-        return Err(err(path, format!("probability must be in [0, 1], got {v}")));
-    }
-    Ok(v)
-}
-
 impl Scenario {
     /// Validate `value` and build the scenario and its network.
     pub fn build(value: &serde_json::Value) -> Result<(Scenario, Topology), ConfigError> {
@@ -430,9 +423,4 @@ impl TcpSpec {
         }
         Ok(cfg)
     }
-}
-
-/// Probability check shared with sub-configs that are parsed here.
-pub fn probability(path: &str, v: f64) -> Result<f64, ConfigError> {
-    check_prob(path, v)
 }

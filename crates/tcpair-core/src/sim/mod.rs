@@ -217,7 +217,7 @@ impl Sim {
 
     /// Send `pkt` on its next hop (or hand it to the local agent at the end).
     #[inline]
-    fn forward(&mut self, node_hint: u32, pkt: PktRef) {
+    fn forward(&mut self, pkt: PktRef) {
         let p = self.arena.get(pkt);
         let f = &self.flows[p.flow as usize];
         let path = if p.kind == PktKind::Data {
@@ -231,7 +231,6 @@ impl Sim {
                 let now = self.q.now();
                 let size = p.size;
                 let d = &mut self.topo.dirs[dir as usize];
-                debug_assert_eq!(d.from, node_hint);
                 match d.offer(now, size) {
                     Accept::ArrivesAt(t) => {
                         self.arena.get_mut(pkt).hop += 1;
@@ -247,9 +246,8 @@ impl Sim {
         let now = self.q.now();
         let d = &mut self.topo.dirs[dir as usize];
         d.in_transit -= 1;
-        let to = d.to;
         if d.pipeline.is_transparent() {
-            self.forward(to, pkt);
+            self.forward(pkt);
             return;
         }
         let size = self.arena.get(pkt).size;
@@ -265,7 +263,7 @@ impl Sim {
         let mut out = std::mem::take(&mut self.pipe_out);
         d.pipeline
             .on_arrival(now, entered, pkt, size, &mut clone, &mut out);
-        self.after_pipeline(dir, to, &mut out);
+        self.after_pipeline(dir, &mut out);
         self.pipe_out = out;
     }
 
@@ -276,17 +274,16 @@ impl Sim {
         }
         self.pipe_timer_at[dir as usize] = None;
         let d = &mut self.topo.dirs[dir as usize];
-        let to = d.to;
         let mut out = std::mem::take(&mut self.pipe_out);
         d.pipeline.on_timer(now, &mut out);
-        self.after_pipeline(dir, to, &mut out);
+        self.after_pipeline(dir, &mut out);
         self.pipe_out = out;
     }
 
-    fn after_pipeline(&mut self, dir: DirId, to: u32, out: &mut Vec<PipeOut>) {
+    fn after_pipeline(&mut self, dir: DirId, out: &mut Vec<PipeOut>) {
         for o in out.drain(..) {
             match o {
-                PipeOut::Deliver(h) => self.forward(to, h),
+                PipeOut::Deliver(h) => self.forward(h),
                 PipeOut::Drop(h, cause) => {
                     let c = match cause {
                         DropCause::Corruption => DropCauseKind::Corruption,
@@ -344,7 +341,6 @@ impl Sim {
         let now = self.q.now();
         let flow = p.flow;
         let f = &mut self.flows[flow as usize];
-        self.sink_out = SinkOutput::default();
         f.sink.on_data(now, p.seq, p.sent_at, &mut self.sink_out);
         f.sink_c.arrived += 1;
         if self.sink_out.duplicate {
@@ -379,10 +375,9 @@ impl Sim {
                 sack: ack.sack,
                 hop: 0,
             };
-            let src = pkt.src;
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
-            self.forward(src, r);
+            self.forward(r);
         }
         let f = &mut self.flows[flow as usize];
         if let Some(d) = f.sink.timer_deadline() {
@@ -400,7 +395,6 @@ impl Sim {
             return;
         }
         f.sink_timer_at = None;
-        self.sink_out = SinkOutput::default();
         f.sink.on_timer(now, &mut self.sink_out);
         self.after_sink(flow);
     }
@@ -484,10 +478,9 @@ impl Sim {
                 sack: SackBlocks::default(),
                 hop: 0,
             };
-            let src = pkt.src;
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
-            self.forward(src, r);
+            self.forward(r);
         }
         self.snd_out = out;
         let f = &mut self.flows[flow as usize];
