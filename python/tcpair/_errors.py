@@ -39,6 +39,10 @@ class CoreMissingError(RuntimeError):
     """
 
 
+class StoreLocked(ScenarioError):
+    """Another process is writing into the same results store."""
+
+
 def require_core() -> ModuleType:
     """Return ``tcpair._core`` or raise a :class:`CoreMissingError` with a fix."""
     if _core is None:
@@ -49,4 +53,4 @@ def require_core() -> ModuleType:
     return _core
 
 
-__all__ = ["CoreMissingError", "ScenarioError", "SimulationError", "require_core"]
+__all__ = ["CoreMissingError", "ScenarioError", "SimulationError", "StoreLocked", "require_core"]

@@ -21,7 +21,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tcpair._errors import CoreMissingError, ScenarioError, SimulationError, require_core
+from tcpair._errors import (
+    CoreMissingError,
+    ScenarioError,
+    SimulationError,
+    StoreLocked,
+    require_core,
+)
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -152,16 +158,42 @@ def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None) -> Non
 @cli.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_cmd(as_json: bool) -> None:
-    """Name every TCP variant, error model, impairment and reproduce target."""
-    from tcpair.reproduce import TARGETS, target_module
+    """Name every TCP variant, error model, impairment, sweep and reproduce target."""
+    from tcpair.paths import shipped_sweeps
+    from tcpair.sweep import load_sweep
 
     try:
         cat: dict[str, Any] = json.loads(require_core().catalog())
     except CoreMissingError as exc:
         cat = {"variants": [], "error_models": [], "impairments": [], "note": str(exc)}
-    targets = {name: str(getattr(target_module(name), "TITLE", "")) for name in TARGETS}
+    sweeps: dict[str, dict[str, Any]] = {}
+    for name, path in shipped_sweeps().items():
+        try:
+            spec = load_sweep(path)
+        except ScenarioError as exc:  # one broken file must not hide the others
+            sweeps[name] = {"path": str(path), "error": str(exc)}
+            continue
+        points, seeds, runs = spec.count()
+        qr = spec.count(quick=True)[2]
+        sweeps[name] = {
+            "path": str(path),
+            "title": spec.target.title if spec.target else spec.title,
+            "target": spec.target is not None,
+            "points": points,
+            "seeds": seeds,
+            "runs": runs,
+            "quick_runs": qr,
+        }
     if as_json:
-        click.echo(json.dumps({**cat, "reproduce_targets": targets}))
+        click.echo(
+            json.dumps(
+                {
+                    **cat,
+                    "sweeps": sweeps,
+                    "reproduce_targets": [n for n, v in sweeps.items() if v.get("target")],
+                }
+            )
+        )
         return
     con = _stdout()
     if "note" in cat:
@@ -171,9 +203,221 @@ def list_cmd(as_json: bool) -> None:
     for m in cat.get("error_models", []):
         con.print(f"  {m.get('name')}: {m.get('summary', '')}")
     con.print("[bold]impairments[/bold]: " + ", ".join(cat.get("impairments", [])))
-    con.print("[bold]reproduce targets[/bold]:")
-    for name, title in targets.items():
-        con.print(f"  {name}: {title}")
+    table = Table(title="sweeps (sweeps/*.toml); targets run with `tcpair reproduce NAME`")
+    for col in ("sweep", "target", "points", "seeds", "runs", "quick runs", "what"):
+        table.add_column(col, justify="right" if col in ("points", "seeds", "runs") else "left")
+    for name, v in sweeps.items():
+        if "error" in v:
+            table.add_row(name, "", "", "", "", "", f"[red]{v['error']}")
+            continue
+        table.add_row(
+            name,
+            "yes" if v["target"] else "",
+            str(v["points"]),
+            str(v["seeds"]),
+            str(v["runs"]),
+            str(v["quick_runs"]),
+            v["title"] or "",
+        )
+    con.print(table)
+
+
+jobs_option = click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Local worker processes [default: all cores; 1 runs in this process].",
+)
+scheduler_option = click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Run on an existing Dask cluster (e.g. tcp://10.0.0.5:8786).",
+)
+dask_local_option = click.option(
+    "--dask-local",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Start a Dask LocalCluster with N worker processes and run on it.",
+)
+until_ci_option = click.option(
+    "--until-ci",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    default=None,
+    metavar="FRACTION",
+    help="Add seeds until every point's 95% CI half-width is below FRACTION of its mean.",
+)
+max_seeds_option = click.option(
+    "--max-seeds",
+    type=click.IntRange(min=1),
+    default=30,
+    show_default=True,
+    help="Cap on seeds per point for --until-ci.",
+)
+quick_option = click.option(
+    "--quick", is_flag=True, help="The sweep's quick variant: fewer seeds and points."
+)
+retry_option = click.option(
+    "--retry-failed", is_flag=True, help="Run again the runs stored as failed."
+)
+
+
+@cli.command("sweep")
+@click.argument("file")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Results store [default: results/<sweep name>].",
+)
+@jobs_option
+@scheduler_option
+@dask_local_option
+@quick_option
+@until_ci_option
+@max_seeds_option
+@click.option("--ci-metric", default=None, help="Metric --until-ci watches [default: the sweep's].")
+@retry_option
+@click.option("--dry-run", is_flag=True, help="Show the grid and run counts; run nothing.")
+@click.option("--report", "with_report", is_flag=True, help="Build the HTML report afterwards.")
+def sweep_cmd(
+    file: str,
+    out: Path | None,
+    jobs: int | None,
+    scheduler: str | None,
+    dask_local: int | None,
+    quick: bool,
+    until_ci: float | None,
+    max_seeds: int,
+    ci_metric: str | None,
+    retry_failed: bool,
+    dry_run: bool,
+    with_report: bool,
+) -> None:
+    """Run the sweep FILE (a TOML path or a shipped sweep's name) into a results store.
+
+    Runs already stored are skipped, so rerunning after an interruption, or
+    after adding points or seeds, runs only what is missing.
+    """
+    from tcpair.runner import dry_run as plan_only
+    from tcpair.runner import run_sweep
+    from tcpair.sweep import load_sweep
+
+    spec = load_sweep(file)
+    if dry_run:
+        info = plan_only(spec, out, quick)
+        con = _stdout()
+        con.print(
+            f"[bold]{info['name']}[/bold]: {info['points']} points x "
+            f"{info['seeds_per_point']} seeds = {info['runs']} runs" + (" (quick)" if quick else "")
+        )
+        for name, labels in info["axes"].items():
+            con.print(f"  {name}: {', '.join(map(str, labels))}")
+        con.print(
+            f"store {info['directory']}: {info['stored']} stored, "
+            f"{info['stored_failed']} stored as failed, {info['to_run']} to run"
+        )
+        return
+    require_core()
+    res = run_sweep(
+        spec,
+        out,
+        jobs=jobs,
+        scheduler=scheduler,
+        dask_local=dask_local,
+        quick=quick,
+        until_ci=until_ci,
+        max_seeds=max_seeds,
+        ci_metric=ci_metric,
+        retry_failed=retry_failed,
+        console=_stderr(),
+    )
+    executed = sum(s.executed for s in res.stats)
+    failed = sum(s.failed for s in res.stats)
+    skipped = res.stats[0].skipped if res.stats else 0
+    _print_points(res.points(ci_metric or spec.metric), ci_metric or spec.metric)
+    _stdout().print(
+        f"{res.directory}: {executed} runs executed ({failed} failed), {skipped} already stored"
+    )
+    if with_report:
+        from tcpair.site import build_report
+
+        build_report(res.directory)
+        _stdout().print(f"report: {res.directory / 'report' / 'index.html'}")
+
+
+def _print_points(pts: Any, metric: str) -> None:
+    """Per-point table: labels, mean ± CI, n."""
+    table = Table(title=f"{metric}: mean ± 95% CI over seeds")
+    label_cols = [c for c in pts.columns if c != "point" and not c.startswith(f"{metric}_")]
+    for c in label_cols:
+        table.add_column(c)
+    for c in ("mean", "± CI", "std", "n"):
+        table.add_column(c, justify="right")
+    for _, row in pts.iterrows():
+        table.add_row(
+            *(_fmt(row[c]) for c in label_cols),
+            _fmt(row[f"{metric}_mean"]),
+            _fmt(row[f"{metric}_ci95"]),
+            _fmt(row[f"{metric}_std"]),
+            str(int(row[f"{metric}_n"])),
+        )
+    _stdout().print(table)
+
+
+@cli.command("results")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--metric", default=None, help="Metric to summarise [default: the sweep's].")
+@click.option("--json", "as_json", is_flag=True, help="Print the per-point table as JSON.")
+def results_cmd(directory: Path, metric: str | None, as_json: bool) -> None:
+    """Summarise the results store DIRECTORY: per point mean, CI and seeds; failures."""
+    from tcpair.runner import open_sweep
+
+    if not directory.is_dir():
+        raise ScenarioError(f"{directory}: no such results directory")
+    res = open_sweep(directory)
+    metric = metric or res.spec.metric
+    pts = res.points(metric)
+    fails = res.failures
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "sweep": res.spec.name,
+                    "metric": metric,
+                    "points": json.loads(pts.to_json(orient="records")),
+                    "failures": json.loads(fails.to_json(orient="records")),
+                }
+            )
+        )
+        return
+    _print_points(pts, metric)
+    runs = res.runs.drop_duplicates("run_key")
+    counts = runs["status"].value_counts().to_dict()
+    _stdout().print(
+        f"{res.spec.name}: {len(runs)} runs: "
+        + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    )
+    for _, f in fails.iterrows():
+        labels = ", ".join(f"{a}={f[a]}" for a in res.spec.axis_names)
+        _stdout().print(f"  [red]{f['status']}[/red] {labels} seed {f['seed']}: {f.get('error')}")
+
+
+@cli.command("report")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+def report_cmd(directory: Path) -> None:
+    """Build the HTML report of DIRECTORY (one results store, or a folder of them)."""
+    from tcpair.site import build_site
+
+    built = build_site(directory)
+    con = _stdout()
+    for name, verdicts in built.items():
+        con.print(f"[bold]{name}[/bold]")
+        for v in verdicts:
+            con.print(f"  {v}")
+    index = directory / "index.html"
+    con.print(f"report: {index if index.is_file() else directory / 'report' / 'index.html'}")
 
 
 @cli.command("reproduce")
@@ -183,25 +427,46 @@ def list_cmd(as_json: bool) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("results"),
     show_default=True,
-    help="Results directory (one sub-directory per target).",
+    help="Results directory (one store per target).",
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes [default: all cores].",
-)
-@click.option("--quick", is_flag=True, help="Fewer seeds and shorter runs (smoke test).")
-def reproduce_cmd(targets: tuple[str, ...], out: Path, jobs: int | None, quick: bool) -> None:
+@jobs_option
+@scheduler_option
+@dask_local_option
+@click.option("--quick", is_flag=True, help="Fewer seeds and points (a first look).")
+@until_ci_option
+@max_seeds_option
+@retry_option
+def reproduce_cmd(
+    targets: tuple[str, ...],
+    out: Path,
+    jobs: int | None,
+    scheduler: str | None,
+    dask_local: int | None,
+    quick: bool,
+    until_ci: float | None,
+    max_seeds: int,
+    retry_failed: bool,
+) -> None:
     """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`."""
     from tcpair.reproduce import reproduce, resolve_targets
 
     resolve_targets(targets)  # fail on a bad name before any work
     require_core()
-    done = reproduce(targets, out, jobs=jobs, quick=quick, console=_stderr())
+    done = reproduce(
+        targets,
+        out,
+        jobs=jobs,
+        scheduler=scheduler,
+        dask_local=dask_local,
+        quick=quick,
+        until_ci=until_ci,
+        max_seeds=max_seeds,
+        retry_failed=retry_failed,
+        console=_stderr(),
+    )
     con = _stdout()
     for name, verdicts in done.items():
-        con.print(f"[bold]{name}[/bold] -> {out / name / 'index.html'}")
+        con.print(f"[bold]{name}[/bold] -> {out / name / 'report' / 'index.html'}")
         for v in verdicts:
             con.print(f"  {v}")
     con.print(f"report: {out / 'index.html'}")
@@ -289,6 +554,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.ClickException as exc:
         _error(exc.format_message())
         sys.exit(EXIT_USAGE)
+    except StoreLocked as exc:
+        _error(str(exc))
+        sys.exit(EXIT_RUNTIME)
     except (ScenarioError, FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
         _error(str(exc))
         sys.exit(EXIT_USAGE)

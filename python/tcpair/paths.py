@@ -1,9 +1,9 @@
-"""Where shipped scenarios live.
+"""Where shipped scenarios and sweeps live.
 
-They sit at the repository root (``scenarios/``), where the issue fixes their
-paths. An installed package may also carry them as package data. We look in
-the package first, then the source checkout this module came from, then the
-current directory (``pip install .`` run from a checkout).
+They sit at the repository root (``scenarios/``, ``sweeps/``), where the issues
+fix their paths. An installed package may also carry them as package data. We
+look in the package first, then the source checkout this module came from,
+then the current directory (``pip install .`` run from a checkout).
 """
 
 from __future__ import annotations
@@ -13,31 +13,58 @@ from pathlib import Path
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def scenario_dirs() -> list[Path]:
-    """Candidate directories holding shipped scenarios, most specific first."""
+def _dirs(kind: str) -> list[Path]:
     candidates = [
-        _PACKAGE_DIR / "scenarios",
-        _PACKAGE_DIR.parent.parent / "scenarios",  # python/tcpair -> repo root
-        Path.cwd() / "scenarios",
+        _PACKAGE_DIR / kind,
+        _PACKAGE_DIR.parent.parent / kind,  # python/tcpair -> repo root
+        Path.cwd() / kind,
     ]
     seen: list[Path] = []
     for c in candidates:
-        if c.is_dir() and c not in seen:
+        if c.is_dir() and c.resolve() not in [s.resolve() for s in seen]:
             seen.append(c)
     return seen
 
 
-def scenario_path(name: str, *, missing_ok: bool = False) -> Path | None:
-    """Path of the shipped scenario ``name`` (``.toml`` optional)."""
+def _find(kind: str, name: str, missing_ok: bool) -> Path | None:
     filename = name if name.endswith(".toml") else f"{name}.toml"
-    for d in scenario_dirs():
+    for d in _dirs(kind):
         p = d / filename
         if p.is_file():
             return p
     if missing_ok:
         return None
-    searched = ", ".join(str(d) for d in scenario_dirs()) or "no scenarios directory found"
-    raise FileNotFoundError(f"shipped scenario {filename!r} not found (searched: {searched})")
+    searched = ", ".join(str(d) for d in _dirs(kind)) or f"no {kind} directory found"
+    raise FileNotFoundError(f"shipped {kind[:-1]} {filename!r} not found (searched: {searched})")
 
 
-__all__ = ["scenario_dirs", "scenario_path"]
+def scenario_dirs() -> list[Path]:
+    """Candidate directories holding shipped scenarios, most specific first."""
+    return _dirs("scenarios")
+
+
+def scenario_path(name: str, *, missing_ok: bool = False) -> Path | None:
+    """Path of the shipped scenario ``name`` (``.toml`` optional)."""
+    return _find("scenarios", name, missing_ok)
+
+
+def sweep_dirs() -> list[Path]:
+    """Candidate directories holding shipped sweeps, most specific first."""
+    return _dirs("sweeps")
+
+
+def sweep_path(name: str, *, missing_ok: bool = False) -> Path | None:
+    """Path of the shipped sweep ``name`` (``.toml`` optional)."""
+    return _find("sweeps", name, missing_ok)
+
+
+def shipped_sweeps() -> dict[str, Path]:
+    """Every shipped sweep by file stem (first directory wins)."""
+    out: dict[str, Path] = {}
+    for d in sweep_dirs():
+        for p in sorted(d.glob("*.toml")):
+            out.setdefault(p.stem, p)
+    return out
+
+
+__all__ = ["scenario_dirs", "scenario_path", "shipped_sweeps", "sweep_dirs", "sweep_path"]

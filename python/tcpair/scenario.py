@@ -80,23 +80,27 @@ def split_override(item: str) -> tuple[str, Any]:
     return key, parse_value(value)
 
 
-def _list_index(items: list[Any], part: str, where: str, key: str) -> int:
+def _list_index(items: list[Any], part: str, where: str, key: str, what: str) -> int:
     """Find a list element by position (``0``) or by its ``name`` field."""
     if part.isdigit():
         idx = int(part)
         if idx < len(items):
             return idx
-        raise ScenarioError(f"--set {key}: {where} has {len(items)} element(s), no index {idx}")
+        raise ScenarioError(f"{what} {key}: {where} has {len(items)} element(s), no index {idx}")
     for idx, item in enumerate(items):
         if isinstance(item, Mapping) and item.get("name") == part:
             return idx
     names = [str(i.get("name")) for i in items if isinstance(i, Mapping) and "name" in i]
     known = ", ".join(names) if names else "none has a name"
-    raise ScenarioError(f"--set {key}: no element named {part!r} in {where} (known: {known})")
+    raise ScenarioError(f"{what} {key}: no element named {part!r} in {where} (known: {known})")
 
 
-def set_path(scenario: Scenario, key: str, value: Any) -> None:
-    """Set ``value`` at dotted ``key`` in place, creating missing tables."""
+def set_path(scenario: Scenario, key: str, value: Any, *, what: str = "--set") -> None:
+    """Set ``value`` at dotted ``key`` in place, creating missing tables.
+
+    ``what`` names where the key came from in error messages (``--set``, a
+    sweep axis, ...).
+    """
     parts = key.split(".")
     node: Any = scenario
     where: list[str] = []
@@ -111,14 +115,14 @@ def set_path(scenario: Scenario, key: str, value: Any) -> None:
                 node[part] = {}
             node = node[part]
         elif isinstance(node, list):
-            idx = _list_index(node, part, label, key)
+            idx = _list_index(node, part, label, key, what)
             if last:
                 node[idx] = value
                 return
             node = node[idx]
         else:
             raise ScenarioError(
-                f"--set {key}: {label} is a {type(node).__name__} ({node!r}), "
+                f"{what} {key}: {label} is a {type(node).__name__} ({node!r}), "
                 f"not a table, so it has no field {part!r}"
             )
         where.append(part)

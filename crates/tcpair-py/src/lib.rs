@@ -65,5 +65,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Fingerprint of the simulator's sources (build.rs): part of every
+    // stored run's key, so results never outlive the code that made them.
+    m.add("__build__", env!("TCPAIR_SOURCE_HASH"))?;
     Ok(())
 }

@@ -1,72 +1,52 @@
-"""``tcpair reproduce``: the registry of experiments that reproduce published results.
+"""``tcpair reproduce``: the experiments that reproduce published results.
 
-A target is one module exposing ``TITLE`` and
-``run(out_dir, *, jobs, quick, console, progress) -> list[str]`` (the verdict
-lines for the index). Adding a target is one new file plus one line in
-:data:`TARGETS`; modules are imported lazily so ``tcpair list`` stays fast.
+A target is a shipped sweep file (``sweeps/NAME.toml``) with a ``[target]``
+table: its title, the paper's claim in words, and optionally the module whose
+``analyse(ctx)`` draws the target's plots and computes verdicts. Nothing else
+registers it: dropping the file into ``sweeps/`` adds the target. Every target
+runs through the sweep machinery (results store, resume, backends) and ends
+in the HTML report.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
 from rich.console import Console
 
 from tcpair._errors import ScenarioError
-from tcpair.report import IndexEntry, write_index
-
-TARGETS: dict[str, str] = {
-    "baseline": "tcpair.reproduce.baseline",
-}
-
-VERDICTS_FILE = "verdicts.json"
+from tcpair.backends import Backend, make_backend
+from tcpair.paths import shipped_sweeps
+from tcpair.runner import DEFAULT_MAX_SEEDS, run_sweep
+from tcpair.site import build_index, build_report
+from tcpair.sweep import SweepSpec, load_sweep
 
 
-def target_module(name: str) -> ModuleType:
-    """Import the module implementing target ``name``."""
-    try:
-        return importlib.import_module(TARGETS[name])
-    except KeyError:
-        known = ", ".join(sorted(TARGETS))
-        raise ScenarioError(f"unknown reproduce target {name!r} (known: {known}, all)") from None
+def targets() -> dict[str, SweepSpec]:
+    """Every reproduce target, in report order (``target.order``, then name)."""
+    found = []
+    for name, path in shipped_sweeps().items():
+        spec = load_sweep(path)
+        if spec.target is not None:
+            found.append((spec.target.order, name, spec))
+    return {name: spec for _, name, spec in sorted(found, key=lambda t: (t[0], t[1]))}
 
 
-def resolve_targets(names: Sequence[str]) -> list[str]:
-    """Expand ``all`` and check names, keeping registry order without repeats."""
+def resolve_targets(names: Sequence[str], known: dict[str, SweepSpec] | None = None) -> list[str]:
+    """Expand ``all`` and check names, keeping report order without repeats."""
+    known = targets() if known is None else known
     if not names:
         raise ScenarioError("name a reproduce target or `all`")
     wanted: list[str] = []
     for n in names:
-        for t in TARGETS if n == "all" else [n]:
-            if t not in TARGETS:
-                target_module(t)  # raises with the list of known targets
+        if n != "all" and n not in known:
+            listed = ", ".join(known) or "none found: is the sweeps/ directory missing?"
+            raise ScenarioError(f"unknown reproduce target {n!r} (known: {listed}, all)")
+        for t in known if n == "all" else [n]:
             if t not in wanted:
                 wanted.append(t)
     return wanted
-
-
-def write_results_index(out: Path) -> Path:
-    """(Re)write ``out/index.html`` from whatever targets have results on disk."""
-    entries = []
-    for name in TARGETS:
-        page = out / name / "index.html"
-        verdicts: list[str] = []
-        vfile = out / name / VERDICTS_FILE
-        if vfile.is_file():
-            verdicts = list(json.loads(vfile.read_text()))
-        entries.append(
-            IndexEntry(
-                name=name,
-                title=str(getattr(target_module(name), "TITLE", name)),
-                href=f"{name}/index.html" if page.is_file() else None,
-                verdicts=verdicts,
-            )
-        )
-    return write_index(out, entries)
 
 
 def reproduce(
@@ -74,21 +54,43 @@ def reproduce(
     out: Path,
     *,
     jobs: int | None = None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
     quick: bool = False,
+    until_ci: float | None = None,
+    max_seeds: int = DEFAULT_MAX_SEEDS,
+    retry_failed: bool = False,
     console: Console | None = None,
     progress: bool = True,
 ) -> dict[str, list[str]]:
-    """Run the named targets into ``out/<target>/`` and refresh ``out/index.html``."""
+    """Run the named targets into ``out/<target>/``, build their pages and ``out/index.html``.
+
+    One backend serves every target, so a Dask cluster or process pool starts once.
+    """
     console = console or Console(stderr=True)
     out = Path(out)
+    known = targets()
+    chosen = resolve_targets(names, known)
     done: dict[str, list[str]] = {}
-    for name in resolve_targets(names):
-        mod = target_module(name)
-        console.print(f"[bold]reproduce {name}[/bold]: {mod.TITLE}")
-        verdicts = mod.run(out / name, jobs=jobs, quick=quick, console=console, progress=progress)
-        done[name] = list(verdicts)
-    write_results_index(out)
+    backend: Backend = make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
+    with backend:
+        for name in chosen:
+            spec = known[name]
+            run_sweep(
+                spec,
+                out / name,
+                backend=backend,
+                quick=quick,
+                until_ci=until_ci,
+                max_seeds=max_seeds,
+                retry_failed=retry_failed,
+                progress=progress,
+                console=console,
+            )
+            done[name] = build_report(out / name, index_href="../../index.html")
+    expected = [(n, s.target.title) for n, s in known.items() if s.target is not None]
+    build_index(out, expected)
     return done
 
 
-__all__ = ["TARGETS", "reproduce", "resolve_targets", "target_module", "write_results_index"]
+__all__ = ["reproduce", "resolve_targets", "targets"]

@@ -1,65 +1,34 @@
 """Target ``baseline``: Reno, NewReno and SACK goodput vs loss rate, with PFTK.
 
-Scenario: paper 001's one-wireless-link path (``scenarios/clrp_one_link.toml``),
-uniform loss on the wireless link's forward (BS -> MH) direction. The PFTK
-curve at each loss rate uses that point's measured mean RTT and mean timeout
-RTO (b = 1, Wmax = the flow's window), so the check tests the TCP machinery,
-not a guess of RTT or T0.
+The sweep (``sweeps/baseline.toml``) runs paper 001's one-wireless-link path
+with uniform loss on the wireless link's forward (BS -> MH) direction. The
+PFTK curve at each loss rate uses that point's measured mean RTT and mean
+timeout RTO (b = 1, Wmax = the flow's window), so the check tests the TCP
+machinery, not a guess of RTT or T0.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
 
-from tcpair.api import write_atomically
+from tcpair.analysis import Analysis, Context
 from tcpair.models import mathis, pftk_kbps
-from tcpair.parallel import run_many
-from tcpair.paths import scenario_path
-from tcpair.report import FAILS, HOLDS, NA, Claim, Figure, Page, write_page
-from tcpair.scenario import apply_overrides, load_scenario
+from tcpair.report import FAILS, HOLDS, NA, Claim, Figure
 from tcpair.stats import aggregate
 
-TITLE = "Baseline: Reno, NewReno and SACK goodput vs loss rate, with the PFTK model"
-SCENARIO = "clrp_one_link"
 FLOW = "tcp1"
 VARIANTS: tuple[str, ...] = ("reno", "newreno", "sack")
-LOSS_RATES: tuple[float, ...] = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1)
-SEEDS: tuple[int, ...] = (1, 2, 3, 4, 5)
-QUICK_SEEDS: tuple[int, ...] = (1, 2)
-QUICK_DURATION_S = 60.0
 PFTK_TOLERANCE = 0.25
 ORDER_TOLERANCE = 0.05
 ORDER_MIN_P = 0.02
 CAPACITY_TOLERANCE = 0.02
 
 COLORS = {"reno": "#1f77b4", "newreno": "#ff7f0e", "sack": "#2ca02c"}
-
-
-def plan(quick: bool = False) -> list[dict[str, Any]]:
-    """One entry per run: its labels and its complete scenario (seed set)."""
-    base = load_scenario(scenario_path(SCENARIO))
-    seeds = QUICK_SEEDS if quick else SEEDS
-    tasks = []
-    for variant in VARIANTS:
-        for p in LOSS_RATES:
-            for seed in seeds:
-                overrides = [
-                    f'links.wireless.forward.loss={{model="uniform", p={p!r}}}',
-                    f"flows.{FLOW}.variant={variant}",
-                ]
-                if quick:
-                    overrides.append(f"run.duration={QUICK_DURATION_S!r}")
-                sc = apply_overrides(base, overrides, seed=seed)
-                tasks.append({"variant": variant, "p": p, "seed": seed, "scenario": sc})
-    return tasks
 
 
 def _flow_entry(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -69,44 +38,11 @@ def _flow_entry(scenario: dict[str, Any]) -> dict[str, Any]:
     return scenario.get("flows", [{}])[0]
 
 
-def collect(tasks: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """The runs table: one row per run with the flow's metrics and its labels."""
-    rows = []
-    for task, res in zip(tasks, results, strict=True):
-        flows = res.get("flows", [])
-        flow = next((f for f in flows if f.get("name") == FLOW), flows[0] if flows else {})
-        summary = res.get("summary", {})
-        entry = _flow_entry(task["scenario"])
-        row = {
-            "variant": task["variant"],
-            "p": task["p"],
-            "seed": task["seed"],
-            "window": entry.get("window", np.nan),
-            "duration_s": summary.get("duration_s", np.nan),
-            "events": summary.get("events", np.nan),
-            "wall_s": summary.get("wall_s", np.nan),
-        }
-        for key in (
-            "packet_size",
-            "goodput_kbps",
-            "throughput_kbps",
-            "formula_throughput_mbps",
-            "sent",
-            "delivered",
-            "retransmits",
-            "timeouts",
-            "fast_retransmits",
-            "window_cuts",
-            "mean_rtt_s",
-            "mean_rto_s",
-            "mean_timeout_rto_s",
-        ):
-            row[key] = flow.get(key, np.nan)
-        rows.append(row)
-    df = pd.DataFrame(rows)
-    for col in df.columns:
-        if col != "variant":
-            df[col] = pd.to_numeric(df[col], errors="coerce")
+def runs_table(ctx: Context) -> pd.DataFrame:
+    """The successful runs of flow ``tcp1`` with the window the scenario gave it."""
+    df = ctx.ok_runs
+    df = df[df["flow"] == FLOW].copy()
+    df["window"] = float(_flow_entry(ctx.spec.base(ctx.quick)).get("window", np.nan))
     return df
 
 
@@ -340,120 +276,49 @@ def plot_recoveries(pts: pd.DataFrame, out: Path) -> Figure:
     )
 
 
-def make_report(
-    runs: pd.DataFrame,
-    out_dir: Path,
-    *,
-    capacity_kbps: float | None = None,
-    meta: dict[str, Any] | None = None,
-) -> list[str]:
-    """Write tables, plots, page and verdicts for ``runs`` into ``out_dir`` (atomically).
-
-    Separate from running so the report can be rebuilt, or tested, from a table.
-    """
+def analyse(ctx: Context) -> Analysis:
+    """Plots, per-point table and verdicts for the baseline sweep."""
+    runs = runs_table(ctx)
     pts = points(runs)
-    found = claims(pts, capacity_kbps)
-    verdicts = [f"{c.text}: {c.verdict}" for c in found]
-
-    def write(tmp: Path) -> None:
-        runs.to_parquet(tmp / "runs.parquet", index=False)
-        runs.to_csv(tmp / "runs.csv", index=False)
-        pts.to_csv(tmp / "points.csv", index=False)
-        figs = [plot_goodput(pts, tmp, capacity_kbps), plot_recoveries(pts, tmp)]
-        shown = pts[
-            [
-                "variant",
-                "p",
-                "goodput_kbps_mean",
-                "goodput_kbps_ci95",
-                "goodput_kbps_n",
-                "pftk_kbps",
-                "goodput_over_pftk",
-                "mean_rtt_s_mean",
-                "t0_s_mean",
-                "timeouts_mean",
-                "fast_retransmits_mean",
-            ]
+    capacity = bottleneck_kbps(ctx.spec.base(ctx.quick))
+    pts.to_csv(ctx.out / "baseline_points.csv", index=False)
+    shown = pts[
+        [
+            "variant",
+            "p",
+            "goodput_kbps_mean",
+            "goodput_kbps_ci95",
+            "goodput_kbps_n",
+            "pftk_kbps",
+            "goodput_over_pftk",
+            "mean_rtt_s_mean",
+            "t0_s_mean",
+            "timeouts_mean",
+            "fast_retransmits_mean",
         ]
-        shown = shown.rename(
-            columns={
-                "goodput_kbps_mean": "goodput kb/s",
-                "goodput_kbps_ci95": "±95% CI",
-                "goodput_kbps_n": "seeds",
-                "pftk_kbps": "PFTK kb/s",
-                "goodput_over_pftk": "/PFTK",
-                "mean_rtt_s_mean": "RTT s",
-                "t0_s_mean": "T0 s",
-                "timeouts_mean": "timeouts",
-                "fast_retransmits_mean": "fast rexmits",
-            }
-        )
-        page = Page(
-            title=TITLE,
-            intro="Paper 001's one-wireless-link path (FH-BS 10 Mb/s 10 ms, BS-MH 2 Mb/s 64 us, "
-            "1000-byte packets, window 30) with uniform loss on BS -> MH. Each point is the mean "
-            "over seeds with a 95% Student-t confidence interval. PFTK uses each point's measured "
-            "mean RTT and mean RTO at timeouts (b = 1, no delayed ACKs; Wmax = window).",
-            figures=figs,
-            claims=found,
-            tables=[("Per point", shown)],
-            meta=meta or {},
-            files=[
-                ("runs.parquet", "all runs (Parquet)"),
-                ("runs.csv", "all runs (CSV)"),
-                ("points.csv", "per-point statistics (CSV)"),
-            ],
-        )
-        write_page(tmp, page)
-        (tmp / "verdicts.json").write_text(json.dumps(verdicts, indent=2) + "\n")
-
-    write_atomically(Path(out_dir), write)
-    return verdicts
-
-
-def run(
-    out_dir: Path,
-    *,
-    jobs: int | None = None,
-    quick: bool = False,
-    console: Console | None = None,
-    progress: bool = True,
-) -> list[str]:
-    """Run the sweep and write ``out_dir`` (runs table, plots, HTML page)."""
-    tasks = plan(quick)
-    results = run_many(
-        [t["scenario"] for t in tasks],
-        jobs=jobs,
-        description="baseline",
-        console=console,
-        progress=progress,
+    ].rename(
+        columns={
+            "goodput_kbps_mean": "goodput kb/s",
+            "goodput_kbps_ci95": "±95% CI",
+            "goodput_kbps_n": "seeds",
+            "pftk_kbps": "PFTK kb/s",
+            "goodput_over_pftk": "/PFTK",
+            "mean_rtt_s_mean": "RTT s",
+            "t0_s_mean": "T0 s",
+            "timeouts_mean": "timeouts",
+            "fast_retransmits_mean": "fast rexmits",
+        }
     )
-    runs = collect(tasks, results)
-    capacity = bottleneck_kbps(tasks[0]["scenario"]) if tasks else None
-    seeds = QUICK_SEEDS if quick else SEEDS
-    meta = {
-        "scenario": f"scenarios/{SCENARIO}.toml",
-        "variants": ", ".join(VARIANTS),
-        "loss rates": _fmt_ps(LOSS_RATES),
-        "seeds": _fmt_ps(seeds),
-        "duration": f"{runs['duration_s'].iloc[0]:g} s" if len(runs) else "?",
-        "mode": "quick" if quick else "full",
-        "runs": len(runs),
-    }
-    if not math.isnan(runs["wall_s"].sum()):
-        meta["simulation wall time"] = f"{runs['wall_s'].sum():.1f} s (summed over runs)"
-    return make_report(runs, Path(out_dir), capacity_kbps=capacity, meta=meta)
+    return Analysis(
+        figures=[plot_goodput(pts, ctx.out, capacity), plot_recoveries(pts, ctx.out)],
+        claims=claims(pts, capacity),
+        tables=[("Per point", shown)],
+        files=[("baseline_points.csv", "per-point statistics with PFTK and Mathis (CSV)")],
+        intro="Paper 001's one-wireless-link path (FH-BS 10 Mb/s 10 ms, BS-MH 2 Mb/s 64 us, "
+        "1000-byte packets, window 30) with uniform loss on BS -> MH. Each point is the mean "
+        "over seeds with a 95% Student-t confidence interval. PFTK uses each point's measured "
+        "mean RTT and mean RTO at timeouts (b = 1, no delayed ACKs; Wmax = window).",
+    )
 
 
-__all__ = [
-    "LOSS_RATES",
-    "SEEDS",
-    "TITLE",
-    "VARIANTS",
-    "claims",
-    "collect",
-    "make_report",
-    "plan",
-    "points",
-    "run",
-]
+__all__ = ["VARIANTS", "analyse", "claims", "points", "runs_table"]

@@ -1,0 +1,454 @@
+"""Running sweeps: plan, skip what the store holds, execute, store, repeat for --until-ci.
+
+The store is written from this process only, one run at a time as results
+arrive, so whichever backend runs the simulations, each run is stored exactly
+once and a crash loses at most the runs still in flight.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from tcpair._errors import ScenarioError, SimulationError, require_core
+from tcpair.backends import Backend, WorkerDied, make_backend
+from tcpair.stats import aggregate
+from tcpair.store import Store
+from tcpair.sweep import SweepSpec, Task, load_sweep, parse_sweep
+
+OK = "ok"
+FAILED = "failed"
+MISSING = "missing"
+DEFAULT_MAX_SEEDS = 30
+
+
+def version_string() -> str:
+    """The simulator's identity in run keys: release version plus source fingerprint."""
+    core = require_core()
+    build = getattr(core, "__build__", "")
+    return f"{core.__version__}+{build}" if build else str(core.__version__)
+
+
+def run_task(payload: str, keep: Sequence[str] = ()) -> dict[str, Any]:
+    """Worker: run one scenario; errors come back as data (exception classes from an
+    extension module may not survive pickling, and the message is what matters)."""
+    from tcpair.api import run_json
+
+    try:
+        res = run_json(json.loads(payload))
+    except ScenarioError as exc:
+        return {"status": FAILED, "error_kind": "scenario", "error": str(exc)}
+    except SimulationError as exc:
+        return {"status": FAILED, "error_kind": "simulation", "error": str(exc)}
+    except Exception as exc:  # a bug, but one run must not stop a sweep
+        return {"status": FAILED, "error_kind": "internal", "error": f"{type(exc).__name__}: {exc}"}
+    return {
+        "status": OK,
+        "summary": res.get("summary", {}),
+        "flows": res.get("flows", []),
+        "tables": {k: res.get(k) for k in keep},
+    }
+
+
+def _summary_columns(summary: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in summary.items():
+        if k == "seed":
+            continue
+        if isinstance(v, Mapping):
+            for k2, v2 in v.items():
+                out[f"run_{k}_{k2}"] = v2
+        else:
+            out[f"run_{k}"] = v
+    return out
+
+
+def task_rows(
+    task: Task, result: Mapping[str, Any] | WorkerDied, *, sweep: str, version: str
+) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """The stored rows of one run (one per flow) and its kept tables."""
+    if isinstance(result, WorkerDied):
+        result = {"status": FAILED, "error_kind": "worker", "error": result.message}
+    base: dict[str, Any] = {
+        "run_key": task.key,
+        "sweep": sweep,
+        "point": task.point,
+        **task.labels,
+        "seed": task.seed,
+        "status": result.get("status", FAILED),
+        "error_kind": result.get("error_kind"),
+        "error": result.get("error"),
+        "tcpair_version": version,
+        "finished_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "scenario": json.dumps(task.scenario, sort_keys=True, default=str),
+    }
+    base.update(_summary_columns(result.get("summary", {})))
+    rows = []
+    for flow in result.get("flows", []) or [{}]:
+        row = dict(base)
+        for k, v in flow.items():
+            col = "flow" if k == "name" else k
+            if col in base and col != "flow":
+                col = f"flow_{k}"  # an axis named like a flow field keeps its name
+            row[col] = v
+        row.setdefault("flow", None)
+        rows.append(row)
+    tables = {
+        name: pd.DataFrame(dict(t)) if not isinstance(t, list) else pd.DataFrame(t)
+        for name, t in (result.get("tables") or {}).items()
+        if t is not None
+    }
+    return pd.DataFrame(rows), tables
+
+
+@dataclass
+class ExecStats:
+    """What one :func:`execute` call did."""
+
+    planned: int = 0
+    unique: int = 0
+    skipped: int = 0
+    executed: int = 0
+    failed: int = 0
+    wall_s: float = 0.0
+
+
+def _progress(console: Console, enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not enabled,
+    )
+
+
+def execute(
+    tasks: Sequence[Task],
+    store: Store,
+    backend: Backend,
+    *,
+    sweep: str,
+    version: str,
+    keep: Sequence[str] = (),
+    retry_failed: bool = False,
+    progress: bool = True,
+    console: Console | None = None,
+    description: str = "runs",
+) -> ExecStats:
+    """Run every task the store lacks and store each as it finishes."""
+    t0 = time.perf_counter()
+    unique: dict[str, Task] = {}
+    for t in tasks:
+        unique.setdefault(t.key, t)
+    stored = store.status()
+    todo = [
+        t for k, t in unique.items() if k not in stored or (retry_failed and stored[k] == FAILED)
+    ]
+    stats = ExecStats(planned=len(tasks), unique=len(unique), skipped=len(unique) - len(todo))
+    console = console or Console(stderr=True)
+    with _progress(console, progress) as bar:
+        pid = bar.add_task(description, total=len(unique), completed=stats.skipped, failed=0)
+        payloads = [
+            (json.dumps(t.scenario, default=str, allow_nan=False), tuple(keep)) for t in todo
+        ]
+        for i, result in backend.map_unordered(run_task, payloads, [t.key for t in todo]):
+            task = todo[i]
+            rows, tables = task_rows(task, result, sweep=sweep, version=version)
+            store.put(task.key, rows, tables)
+            stats.executed += 1
+            if rows["status"].iloc[0] != OK:
+                stats.failed += 1
+            bar.update(pid, advance=1, failed=stats.failed)
+    stats.wall_s = time.perf_counter() - t0
+    return stats
+
+
+def _preflight(spec: SweepSpec, tasks: Sequence[Task]) -> None:
+    """Refuse a sweep whose every grid point the core rejects: that is bad input,
+    not a set of failed runs (a partly invalid grid runs, failures stored)."""
+    core = require_core()
+    firsts: dict[int, Task] = {}
+    for t in tasks:
+        firsts.setdefault(t.point, t)
+    errors = []
+    for t in firsts.values():
+        try:
+            core.validate(json.dumps(t.scenario, default=str, allow_nan=False))
+        except ScenarioError as exc:
+            errors.append((t, str(exc)))
+    if firsts and len(errors) == len(firsts):
+        t, msg = errors[0]
+        where = ", ".join(f"{k}={v}" for k, v in t.labels.items()) or "the base scenario"
+        raise ScenarioError(f"sweep {spec.name!r}: every run is invalid; at {where}: {msg}")
+
+
+@dataclass
+class SweepResult:
+    """A sweep's runs (restricted to its plan) and their statistics."""
+
+    spec: SweepSpec
+    directory: Path
+    tasks: list[Task]
+    quick: bool = False
+    stats: list[ExecStats] = field(default_factory=list)
+    _runs: pd.DataFrame | None = None
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """One row per run and flow, labels from the plan, metrics from the store."""
+        if self._runs is None:
+            self._runs = plan_join(self.tasks, Store(self.directory).load(), self.spec)
+        return self._runs
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        df = self.runs
+        bad = df[df["status"] != OK]
+        cols = ["run_key", *self.spec.axis_names, "seed", "status", "error_kind", "error"]
+        return bad.drop_duplicates("run_key")[[c for c in cols if c in bad.columns]]
+
+    def points(self, metrics: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """Per grid point and flow: mean, std, n and 95% Student-t CI of each metric."""
+        return point_stats(self.runs, self.spec, metrics)
+
+
+def plan_join(tasks: Sequence[Task], stored: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
+    """Rows of the planned runs: the plan's labels joined to stored metrics by key."""
+    plan = pd.DataFrame(
+        [{"run_key": t.key, "point": t.point, **t.labels, "seed": t.seed} for t in tasks]
+    )
+    if plan.empty:
+        return plan
+    if stored.empty or "run_key" not in stored.columns:
+        plan["status"] = MISSING
+        return plan
+    drop = [c for c in ("point", "seed", *spec.axis_names) if c in stored.columns]
+    df = plan.merge(stored.drop(columns=drop), on="run_key", how="left")
+    df["status"] = df["status"].fillna(MISSING)
+    return df
+
+
+def point_stats(
+    runs: pd.DataFrame, spec: SweepSpec, metrics: Sequence[str] | str | None = None
+) -> pd.DataFrame:
+    """Aggregate ok runs by grid point (and flow when there is one)."""
+    if metrics is None:
+        metrics = [spec.metric]
+    elif isinstance(metrics, str):
+        metrics = [metrics]
+    ok = runs[runs["status"] == OK] if "status" in runs.columns else runs
+    missing = [m for m in metrics if m not in ok.columns]
+    if missing and len(ok):
+        raise ScenarioError(
+            f"metric {missing[0]!r}: no such column (try one of: "
+            f"{', '.join(c for c in ok.columns if ok[c].dtype.kind in 'fi')})"
+        )
+    by = ["point", *spec.axis_names]
+    if "flow" in ok.columns and ok["flow"].notna().any():
+        by.append("flow")
+    if ok.empty:
+        return pd.DataFrame(columns=by)
+    return aggregate(ok, by, list(metrics))
+
+
+def _unconverged(runs: pd.DataFrame, spec: SweepSpec, metric: str, frac: float) -> set[int]:
+    """Points whose CI half-width exceeds ``frac`` of the mean for some flow."""
+    pts = point_stats(runs, spec, metric)
+    planned = set(runs["point"].unique())
+    have = set(pts["point"].unique()) if len(pts) else set()
+    bad: set[int] = set()
+    for _, row in pts.iterrows():
+        n, mean, ci = row[f"{metric}_n"], row[f"{metric}_mean"], row[f"{metric}_ci95"]
+        if n < 2 or not math.isfinite(ci) or ci > frac * abs(mean):
+            bad.add(int(row["point"]))
+    # Points with no successful run are left alone: more seeds would fail alike.
+    return bad & have & planned
+
+
+def run_sweep(
+    sweep: SweepSpec | Mapping[str, Any] | str | Path,
+    out: str | Path | None = None,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
+    backend: Backend | None = None,
+    quick: bool = False,
+    until_ci: float | None = None,
+    max_seeds: int = DEFAULT_MAX_SEEDS,
+    ci_metric: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = True,
+    console: Console | None = None,
+) -> SweepResult:
+    """Run a sweep into the store ``out`` (default ``results/<name>``), resuming."""
+    spec = load_sweep(sweep)
+    if until_ci is not None and not (0 < until_ci < 1):
+        raise ScenarioError(f"--until-ci: expected a fraction in (0, 1), got {until_ci}")
+    base_seeds = spec.seeds_for(quick)
+    if max_seeds < len(base_seeds):
+        raise ScenarioError(
+            f"--max-seeds: {max_seeds} is fewer than the sweep's {len(base_seeds)} seeds"
+        )
+    metric = ci_metric or spec.metric
+    directory = Path(out) if out is not None else Path("results") / spec.name
+    version = version_string()
+    tasks = spec.plan(quick, version)
+    _preflight(spec, tasks)
+    console = console or Console(stderr=True)
+    store = Store(directory)
+    point_seeds: dict[int, list[int]] = {}
+    result = SweepResult(spec, directory, tasks, quick)
+    owned = backend is None
+    with store.writer():
+        _save(store, spec, quick, version, point_seeds, until_ci, metric)
+        be = backend or make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
+        try:
+            if progress:
+                console.print(
+                    f"[bold]{spec.name}[/bold]: {len(tasks)} runs on {be.describe()} -> {directory}"
+                )
+            round_no = 0
+            while True:
+                desc = spec.name if round_no == 0 else f"{spec.name} (more seeds, {round_no})"
+                result.stats.append(
+                    execute(
+                        tasks,
+                        store,
+                        be,
+                        sweep=spec.name,
+                        version=version,
+                        keep=spec.keep,
+                        retry_failed=retry_failed,
+                        progress=progress,
+                        console=console,
+                        description=desc,
+                    )
+                )
+                result.tasks, result._runs = tasks, None
+                if until_ci is None:
+                    break
+                runs = result.runs
+                grow = {
+                    p
+                    for p in _unconverged(runs, spec, metric, until_ci)
+                    if len(point_seeds.get(p, base_seeds)) < max_seeds
+                }
+                if not grow:
+                    break
+                for p in sorted(grow):
+                    have = list(point_seeds.get(p, base_seeds))
+                    start = max(have) + 1
+                    add = min(len(base_seeds), max_seeds - len(have))
+                    point_seeds[p] = have + list(range(start, start + add))
+                tasks = spec.plan(quick, version, seeds=point_seeds)
+                _save(store, spec, quick, version, point_seeds, until_ci, metric)
+                round_no += 1
+        finally:
+            if owned:
+                be.close()
+        _save(store, spec, quick, version, point_seeds, until_ci, metric)
+        store.compact()
+    result._runs = None
+    return result
+
+
+def _save(
+    store: Store,
+    spec: SweepSpec,
+    quick: bool,
+    version: str,
+    point_seeds: Mapping[int, Sequence[int]],
+    until_ci: float | None,
+    metric: str,
+) -> None:
+    store.save_sweep(
+        {
+            "sweep": spec.to_dict(),
+            "source": str(spec.source) if spec.source else None,
+            "quick": quick,
+            "version": version,
+            "point_seeds": {str(k): list(v) for k, v in point_seeds.items()},
+            "until_ci": until_ci,
+            "ci_metric": metric,
+        }
+    )
+
+
+def open_sweep(directory: str | Path) -> SweepResult:
+    """The :class:`SweepResult` of the sweep last run into ``directory``."""
+    store = Store(directory)
+    saved = store.sweep_definition()
+    if saved is None:
+        raise ScenarioError(f"{directory}: not a tcpair sweep directory (no sweep.json)")
+    spec = parse_sweep(saved["sweep"])
+    if saved.get("source"):
+        spec.source = Path(saved["source"])
+    seeds = {int(k): v for k, v in (saved.get("point_seeds") or {}).items()}
+    quick = bool(saved.get("quick"))
+    tasks = spec.plan(quick, saved.get("version", ""), seeds=seeds)
+    return SweepResult(spec, Path(directory), tasks, quick)
+
+
+def dry_run(spec: SweepSpec, out: str | Path | None, quick: bool) -> dict[str, Any]:
+    """What a sweep would do: grid size, runs, and how many the store already has."""
+    directory = Path(out) if out is not None else Path("results") / spec.name
+    points, seeds, runs = spec.count(quick)
+    info: dict[str, Any] = {
+        "name": spec.name,
+        "points": points,
+        "seeds_per_point": seeds,
+        "runs": runs,
+        "axes": {a.name: list(a.labels[i] for i in a.indices(quick)) for a in spec.axes},
+        "directory": str(directory),
+    }
+    store = Store(directory)
+    if store.exists():
+        tasks = spec.plan(quick, version_string())
+        stored = store.status()
+        keys = {t.key for t in tasks}
+        info["stored"] = sum(1 for k in keys if stored.get(k) == OK)
+        info["stored_failed"] = sum(1 for k in keys if stored.get(k) == FAILED)
+        info["to_run"] = len(keys) - info["stored"] - info["stored_failed"]
+    else:
+        info["stored"] = 0
+        info["stored_failed"] = 0
+        info["to_run"] = runs
+    return info
+
+
+__all__ = [
+    "ExecStats",
+    "SweepResult",
+    "dry_run",
+    "execute",
+    "open_sweep",
+    "plan_join",
+    "point_stats",
+    "run_sweep",
+    "run_task",
+    "task_rows",
+    "version_string",
+]

@@ -1,0 +1,234 @@
+"""The results store: one directory per sweep, safe to interrupt at any moment.
+
+Layout::
+
+    DIR/
+      sweep.json            the sweep definition last run here (self-contained)
+      runs.parquet          compacted table: one row per run and flow
+      runs/<key>.parquet    runs finished since the last compaction
+      tables/<name>/<key>.parquet   per-packet tables the sweep keeps
+      .lock                 held while a sweep writes here
+
+Each finished run is written to a temporary file in ``runs/`` and renamed into
+place (``os.replace`` is atomic on POSIX), so a run file is either complete or
+absent, whatever kills the process. A run is stored once its run file exists;
+kept tables are written first, so a stored run always has them. Compaction
+folds the run files into ``runs.parquet`` (written the same way) and only then
+deletes them; a crash in between leaves duplicates, which loading removes by
+key. ``runs.parquet`` is plain Parquet: pandas, pyarrow, polars and DuckDB
+read it directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tcpair._errors import ScenarioError, StoreLocked
+
+try:  # POSIX only; the store still works without a lock elsewhere.
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+COMPACT = "runs.parquet"
+RUNS = "runs"
+TABLES = "tables"
+SWEEP = "sweep.json"
+LOCK = ".lock"
+TMP_PREFIX = ".tmp-"
+
+
+def _fsync_write(path: Path, write: Any) -> None:
+    """Write via ``write(tmp_path)`` next to ``path``, fsync, then rename into place."""
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_table(path: Path, df: pd.DataFrame) -> None:
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    _fsync_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Atomically write ``data`` as JSON."""
+
+    def w(tmp: str) -> None:
+        Path(tmp).write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+
+    _fsync_write(path, w)
+
+
+class Store:
+    """A results directory. Reading needs no lock; writing goes through :meth:`writer`."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    # -- layout -------------------------------------------------------------
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / RUNS
+
+    @property
+    def compact_path(self) -> Path:
+        return self.root / COMPACT
+
+    def table_dir(self, name: str) -> Path:
+        return self.root / TABLES / name
+
+    def exists(self) -> bool:
+        return (
+            (self.root / SWEEP).is_file() or self.compact_path.is_file() or self.runs_dir.is_dir()
+        )
+
+    def _run_files(self) -> list[Path]:
+        if not self.runs_dir.is_dir():
+            return []
+        return sorted(
+            p for p in self.runs_dir.glob("*.parquet") if not p.name.startswith(TMP_PREFIX)
+        )
+
+    # -- writing -------------------------------------------------------------
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[Store]:
+        """Hold the store's lock while writing; stale temporary files are removed."""
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        fh: IO[str] = open(self.root / LOCK, "a+")  # noqa: SIM115 - held for the block
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise StoreLocked(
+                        f"{self.root}: results store in use by another tcpair process"
+                    ) from None
+            self._remove_temporaries()
+            yield self
+        finally:
+            fh.close()
+
+    def _remove_temporaries(self) -> None:
+        for d in [self.root, self.runs_dir, *self.root.glob(f"{TABLES}/*")]:
+            if d.is_dir():
+                for p in d.glob(f"{TMP_PREFIX}*"):
+                    with contextlib.suppress(OSError):
+                        p.unlink()
+
+    def put(self, key: str, rows: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> None:
+        """Store one finished run (its kept tables first, the run file last)."""
+        for name, df in tables.items():
+            d = self.table_dir(name)
+            d.mkdir(parents=True, exist_ok=True)
+            _write_table(d / f"{key}.parquet", df)
+        _write_table(self.runs_dir / f"{key}.parquet", rows)
+
+    def save_sweep(self, definition: Mapping[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        write_json(self.root / SWEEP, definition)
+
+    def compact(self) -> int:
+        """Fold run files into ``runs.parquet``; returns how many were folded."""
+        files = self._run_files()
+        if not files:
+            return 0
+        df = self._load(files)
+        _write_table(self.compact_path, df)
+        for f in files:
+            with contextlib.suppress(OSError):
+                f.unlink()
+        return len(files)
+
+    # -- reading -------------------------------------------------------------
+    def sweep_definition(self) -> dict[str, Any] | None:
+        p = self.root / SWEEP
+        return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+
+    def _load(self, files: Sequence[Path], columns: Sequence[str] | None = None) -> pd.DataFrame:
+        frames = []
+        if self.compact_path.is_file():
+            frames.append(pq.read_table(self.compact_path).to_pandas())
+        frames.extend(pq.read_table(f).to_pandas() for f in files)
+        frames = [f for f in frames if len(f.columns)]
+        if not frames:
+            return pd.DataFrame()
+        df = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+        if "run_key" in df.columns and len(frames) > 1:
+            # A run file is newer than the compacted copy of the same run: keep
+            # every row (flow) of the last occurrence of each key.
+            origin = pd.Series(
+                [i for i, f in enumerate(frames) for _ in range(len(f))], index=df.index
+            )
+            newest = origin.groupby(df["run_key"]).transform("max")
+            df = df[origin == newest].reset_index(drop=True)
+        if columns is not None:
+            df = df[[c for c in columns if c in df.columns]]
+        return df
+
+    def load(self, *, with_scenario: bool = False) -> pd.DataFrame:
+        """Every stored run, one row per run and flow (failed runs: one row, no flow)."""
+        df = self._load(self._run_files())
+        if not with_scenario and "scenario" in df.columns:
+            df = df.drop(columns="scenario")
+        return df
+
+    def status(self) -> dict[str, str]:
+        """``run_key -> status`` of every stored run (reads two columns only)."""
+        out: dict[str, str] = {}
+        sources = [self.compact_path] if self.compact_path.is_file() else []
+        sources += self._run_files()
+        for src in sources:
+            t = pq.read_table(src, columns=["run_key", "status"])
+            out.update(
+                zip(t.column("run_key").to_pylist(), t.column("status").to_pylist(), strict=True)
+            )
+        return out
+
+    def load_table(self, name: str, keys: Sequence[str] | None = None) -> pd.DataFrame:
+        """A kept per-packet table (e.g. ``timeseries``) with a ``run_key`` column."""
+        d = self.table_dir(name)
+        if not d.is_dir():
+            return pd.DataFrame()
+        wanted = set(keys) if keys is not None else None
+        frames = []
+        for p in sorted(d.glob("*.parquet")):
+            if p.name.startswith(TMP_PREFIX) or (wanted is not None and p.stem not in wanted):
+                continue
+            frame = pq.read_table(p).to_pandas()
+            frame.insert(0, "run_key", p.stem)
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.DataFrame:
+    """All runs stored in ``directory`` as one DataFrame (one row per run and flow).
+
+    Columns: ``run_key``, ``sweep``, the sweep's axis labels, ``seed``,
+    ``status`` (``ok``/``failed``), ``error_kind``, ``error``, run-level
+    numbers prefixed ``run_``, then the flow's metrics (``flow`` is its name).
+    """
+    store = Store(directory)
+    if not store.exists():
+        raise ScenarioError(f"{directory}: not a tcpair results directory (no {SWEEP} or {RUNS}/)")
+    return store.load(with_scenario=with_scenario)
+
+
+__all__ = ["Store", "StoreLocked", "load_results", "write_json"]

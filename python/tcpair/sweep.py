@@ -1,0 +1,484 @@
+"""Sweep definitions: a base scenario, the parameters to vary, and the seeds.
+
+A sweep file (TOML) or an equivalent dict::
+
+    name = "loss-sweep"
+    scenario = "clrp_one_link"        # shipped name, or a path relative to this file
+    seeds = 5                          # seeds 1..5, or a list such as [1, 2, 7]
+    metric = "goodput_kbps"            # watched by --until-ci, plotted by the report
+
+    [set]                              # fixed values, applied before the axes
+    "run.duration" = 100.0
+
+    [[axis]]                           # axes combine as a full grid
+    name = "p"
+    param = "links.wireless.forward.loss.p"
+    values = [0.0, 0.01, 0.05]
+
+    [[axis]]                           # coupled: these parameters move together
+    name = "queue"
+    [axis.params]
+    "links.wired.forward.queue" = [10, 50]
+    "links.wireless.forward.queue" = [10, 50]
+
+Each run is the base scenario with ``set``, then (in quick mode) ``quick.set``,
+then one value of every axis, then its seed applied. A run is identified by
+:func:`run_key`, a hash of that complete scenario, the seed and the simulator's
+version and build, so a results store can tell which runs it already holds.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcpair._errors import ScenarioError
+from tcpair.paths import sweep_path
+from tcpair.scenario import Scenario, load_scenario, set_path
+
+# Columns every stored run row has; axis names must not shadow them.
+RESERVED = frozenset(
+    {
+        "run_key",
+        "sweep",
+        "point",
+        "seed",
+        "status",
+        "error_kind",
+        "error",
+        "tcpair_version",
+        "finished_at",
+        "scenario",
+        "flow",
+    }
+)
+TABLES = ("drops", "recoveries", "timeseries")
+TOP_KEYS = {
+    "name",
+    "title",
+    "description",
+    "scenario",
+    "seeds",
+    "metric",
+    "keep",
+    "set",
+    "axis",
+    "quick",
+    "target",
+}
+AXIS_KEYS = {"name", "param", "values", "params", "labels", "quick"}
+QUICK_KEYS = {"seeds", "set"}
+TARGET_KEYS = {"title", "claim", "analysis", "order"}
+
+
+def _err(where: str, message: str) -> ScenarioError:
+    return ScenarioError(f"{where}: {message}")
+
+
+def _unknown(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise _err(
+            f"{where}.{extra[0]}" if where else extra[0],
+            f"unknown field (expected one of: {', '.join(sorted(allowed))})",
+        )
+
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, str | int | float | bool) and not (
+        isinstance(v, float) and not math.isfinite(v)
+    )
+
+
+def _label(v: Any) -> str | int | float | bool:
+    """A scalar that stands for ``v`` in tables and plots."""
+    if _is_scalar(v):
+        return v
+    if isinstance(v, Mapping):
+        return ",".join(f"{k}={_label(x)}" for k, x in v.items())
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One dimension of the grid: one or more parameters moving together."""
+
+    name: str
+    params: tuple[str, ...]
+    values: tuple[tuple[Any, ...], ...]  # one tuple (a value per param) per point
+    labels: tuple[Any, ...]
+    quick: tuple[int, ...] | None = None  # indices kept in quick mode
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def indices(self, quick: bool) -> Sequence[int]:
+        return self.quick if quick and self.quick is not None else range(len(self.values))
+
+
+@dataclass(frozen=True)
+class Target:
+    """Marks a sweep as a ``tcpair reproduce`` target."""
+
+    title: str
+    claim: str = ""
+    analysis: str | None = None
+    order: int = 100
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run: the labels of its grid point, its seed and its full scenario."""
+
+    key: str
+    point: int
+    labels: Mapping[str, Any]
+    seed: int
+    scenario: Scenario
+
+
+@dataclass
+class SweepSpec:
+    """A parsed, checked sweep definition."""
+
+    name: str
+    scenario: Scenario
+    seeds: tuple[int, ...]
+    axes: tuple[Axis, ...] = ()
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    quick_seeds: tuple[int, ...] | None = None
+    quick_fixed: Mapping[str, Any] = field(default_factory=dict)
+    metric: str = "goodput_kbps"
+    keep: tuple[str, ...] = ()
+    title: str = ""
+    description: str = ""
+    target: Target | None = None
+    source: Path | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def axis_names(self) -> list[str]:
+        return [a.name for a in self.axes]
+
+    def seeds_for(self, quick: bool) -> tuple[int, ...]:
+        return self.quick_seeds if quick and self.quick_seeds is not None else self.seeds
+
+    def points(self, quick: bool = False) -> list[dict[str, Any]]:
+        """Every grid point's labels, in grid order (first axis slowest)."""
+        return [labels for labels, _ in self._grid(quick)]
+
+    def _grid(self, quick: bool) -> Iterable[tuple[dict[str, Any], list[tuple[str, Any]]]]:
+        ranges = [a.indices(quick) for a in self.axes]
+        for combo in itertools.product(*ranges):
+            labels: dict[str, Any] = {}
+            settings: list[tuple[str, Any]] = []
+            for axis, i in zip(self.axes, combo, strict=True):
+                labels[axis.name] = axis.labels[i]
+                settings.extend(zip(axis.params, axis.values[i], strict=True))
+            yield labels, settings
+
+    def base(self, quick: bool = False) -> Scenario:
+        """The base scenario with ``set`` (and in quick mode ``quick.set``) applied."""
+        sc = copy.deepcopy(self.scenario)
+        for key, value in self.fixed.items():
+            _set(sc, key, value, "set")
+        if quick:
+            for key, value in self.quick_fixed.items():
+                _set(sc, key, value, "quick.set")
+        return sc
+
+    def plan(
+        self,
+        quick: bool = False,
+        version: str = "",
+        seeds: Mapping[int, Sequence[int]] | None = None,
+    ) -> list[Task]:
+        """Every run of the sweep; ``seeds`` overrides the seeds of given points."""
+        base = self.base(quick)
+        default_seeds = self.seeds_for(quick)
+        tasks: list[Task] = []
+        for point, (labels, settings) in enumerate(self._grid(quick)):
+            sc = copy.deepcopy(base)
+            for key, value in settings:
+                _set(sc, key, copy.deepcopy(value), "axis")
+            for seed in (seeds or {}).get(point, default_seeds):
+                run_sc = copy.deepcopy(sc)
+                set_path(run_sc, "run.seed", int(seed))
+                tasks.append(
+                    Task(run_key(run_sc, int(seed), version), point, labels, int(seed), run_sc)
+                )
+        return tasks
+
+    def count(self, quick: bool = False) -> tuple[int, int, int]:
+        """(grid points, seeds per point, runs)."""
+        n_points = math.prod(len(a.indices(quick)) for a in self.axes)
+        n_seeds = len(self.seeds_for(quick))
+        return n_points, n_seeds, n_points * n_seeds
+
+    def to_dict(self) -> dict[str, Any]:
+        """A self-contained dict that :func:`parse_sweep` reads back to the same plan."""
+        out = dict(copy.deepcopy(self.raw))
+        out["scenario"] = copy.deepcopy(self.scenario)
+        out["name"] = self.name
+        return out
+
+
+def _set(sc: Scenario, key: str, value: Any, where: str) -> None:
+    try:
+        set_path(sc, key, value, what=where)
+    except ScenarioError:
+        raise
+    except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
+        raise _err(f"{where} {key}", str(exc)) from None
+
+
+def run_key(scenario: Mapping[str, Any], seed: int, version: str) -> str:
+    """Identity of a run: SHA-256 over its canonical scenario, seed and version."""
+    blob = json.dumps(
+        {"scenario": scenario, "seed": int(seed), "version": version},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=str,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _seeds(value: Any, where: str) -> tuple[int, ...]:
+    if isinstance(value, bool):
+        raise _err(where, f"expected a count or a list of seeds, got {value!r}")
+    if isinstance(value, int):
+        if value < 1:
+            raise _err(where, f"must be >= 1, got {value}")
+        return tuple(range(1, value + 1))
+    if isinstance(value, list) and value:
+        out = []
+        for i, s in enumerate(value):
+            if isinstance(s, bool) or not isinstance(s, int) or s < 0 or s >= 2**64:
+                raise _err(f"{where}[{i}]", f"expected an integer seed >= 0, got {s!r}")
+            out.append(s)
+        if len(set(out)) != len(out):
+            raise _err(where, f"repeated seed in {out}")
+        return tuple(out)
+    raise _err(where, f"expected a count >= 1 or a non-empty list of seeds, got {value!r}")
+
+
+def _fixed(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _err(where, f'expected a table of "dotted.key" = value, got {value!r}')
+    for key, v in value.items():
+        if "." not in key and isinstance(v, Mapping):
+            raise _err(
+                f"{where}.{key}",
+                'quote full dotted keys (e.g. "run.duration" = 60): an unquoted dotted '
+                "key in TOML makes a nested table, which would replace the whole section",
+            )
+    return dict(value)
+
+
+def _numeric_uniform(values: list[Any]) -> list[Any]:
+    """Mixed ints and floats in one axis become floats: one column type per label."""
+    nums = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    if nums and len(nums) == len(values) and any(isinstance(v, float) for v in nums):
+        return [float(v) for v in values]
+    return values
+
+
+def _axis(raw: Any, i: int) -> Axis:
+    where = f"axis[{i}]"
+    if not isinstance(raw, Mapping):
+        raise _err(where, f"expected a table, got {raw!r}")
+    _unknown(raw, AXIS_KEYS, where)
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _err(f"{where}.name", f"expected a non-empty string, got {name!r}")
+    where = f"axis {name!r}"
+    if name in RESERVED or name.startswith("run_"):
+        raise _err(
+            f"{where}.name",
+            f"{name!r} is a reserved column name (reserved: run_*, {', '.join(sorted(RESERVED))})",
+        )
+    if ("param" in raw) == ("params" in raw):
+        raise _err(where, "give either param + values, or params (a table of lists)")
+    if "param" in raw:
+        param = raw["param"]
+        values = raw.get("values")
+        if not isinstance(param, str) or not param:
+            raise _err(f"{where}.param", f"expected a dotted key, got {param!r}")
+        if not isinstance(values, list) or not values:
+            raise _err(f"{where}.values", f"expected a non-empty list, got {values!r}")
+        params: tuple[str, ...] = (param,)
+        columns = [values]
+    else:
+        table = raw["params"]
+        if not isinstance(table, Mapping) or not table:
+            raise _err(f"{where}.params", f"expected a table of lists, got {table!r}")
+        params = tuple(table)
+        columns = []
+        for p, vs in table.items():
+            if not isinstance(vs, list) or not vs:
+                raise _err(f"{where}.params.{p}", f"expected a non-empty list, got {vs!r}")
+            columns.append(vs)
+        lengths = {len(c) for c in columns}
+        if len(lengths) != 1:
+            raise _err(
+                f"{where}.params",
+                "coupled parameters need lists of equal length, got "
+                + ", ".join(f"{p}: {len(c)}" for p, c in zip(params, columns, strict=True)),
+            )
+    rows = list(zip(*columns, strict=True))
+    if "labels" in raw:
+        labels = raw["labels"]
+        if not isinstance(labels, list) or len(labels) != len(rows):
+            raise _err(f"{where}.labels", f"expected a list of {len(rows)} labels, got {labels!r}")
+        bad = [x for x in labels if not _is_scalar(x)]
+        if bad:
+            raise _err(f"{where}.labels", f"labels must be strings or numbers, got {bad[0]!r}")
+    else:
+        labels = [_label(r[0]) for r in rows]
+    labels = _numeric_uniform(list(labels))
+    if len(set(map(repr, labels))) != len(labels):
+        raise _err(f"{where}.labels", f"labels must be distinct, got {labels}")
+    quick = None
+    if "quick" in raw:
+        wanted = raw["quick"]
+        if not isinstance(wanted, list) or not wanted:
+            raise _err(f"{where}.quick", f"expected a non-empty list of labels, got {wanted!r}")
+        idx = []
+        for w in wanted:
+            match = [j for j, lab in enumerate(labels) if lab == w]
+            if not match:
+                raise _err(f"{where}.quick", f"{w!r} is not one of the axis labels {labels}")
+            idx.append(match[0])
+        quick = tuple(idx)
+    return Axis(name, params, tuple(rows), tuple(labels), quick)
+
+
+def _target(raw: Any) -> Target:
+    if not isinstance(raw, Mapping):
+        raise _err("target", f"expected a table, got {raw!r}")
+    _unknown(raw, TARGET_KEYS, "target")
+    title = raw.get("title")
+    if not isinstance(title, str) or not title:
+        raise _err("target.title", f"expected a string, got {title!r}")
+    claim = raw.get("claim", "")
+    analysis = raw.get("analysis")
+    order = raw.get("order", 100)
+    if not isinstance(claim, str):
+        raise _err("target.claim", f"expected a string, got {claim!r}")
+    if analysis is not None and (not isinstance(analysis, str) or not analysis):
+        raise _err("target.analysis", f"expected a module name, got {analysis!r}")
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise _err("target.order", f"expected an integer, got {order!r}")
+    return Target(title, claim, analysis, order)
+
+
+def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> SweepSpec:
+    """Check a sweep definition and load its base scenario.
+
+    Every parameter path is tried on the base scenario here, so a typo fails
+    before any run starts, with the axis and the key in the message.
+    """
+    if not isinstance(raw, Mapping):
+        raise _err("sweep", f"expected a table, got {type(raw).__name__}")
+    _unknown(raw, TOP_KEYS, "")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _err("name", f"expected a non-empty string, got {name!r}")
+    if any(c in name for c in "/\\") or name.startswith("."):
+        raise _err("name", f"must be usable as a directory name, got {name!r}")
+    src = raw.get("scenario")
+    if isinstance(src, Mapping):
+        scenario = load_scenario(src)
+    elif isinstance(src, str) and src:
+        rel = (base_dir / src) if base_dir is not None else None
+        scenario = load_scenario(rel if rel is not None and rel.is_file() else src)
+    else:
+        raise _err("scenario", f"expected a scenario file name or a table, got {src!r}")
+    seeds = _seeds(raw.get("seeds", 1), "seeds")
+    metric = raw.get("metric", "goodput_kbps")
+    if not isinstance(metric, str) or not metric:
+        raise _err("metric", f"expected a column name, got {metric!r}")
+    keep = raw.get("keep", [])
+    if not isinstance(keep, list) or any(k not in TABLES for k in keep):
+        raise _err("keep", f"expected a list drawn from {list(TABLES)}, got {keep!r}")
+    axes_raw = raw.get("axis", [])
+    if not isinstance(axes_raw, list):
+        raise _err("axis", "expected an array of tables ([[axis]])")
+    axes = tuple(_axis(a, i) for i, a in enumerate(axes_raw))
+    names = [a.name for a in axes]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise _err("axis", f"axis name {sorted(dup)[0]!r} used twice")
+    quick = raw.get("quick", {})
+    if not isinstance(quick, Mapping):
+        raise _err("quick", f"expected a table, got {quick!r}")
+    _unknown(quick, QUICK_KEYS, "quick")
+    spec = SweepSpec(
+        name=name,
+        scenario=scenario,
+        seeds=seeds,
+        axes=axes,
+        fixed=_fixed(raw.get("set", {}), "set"),
+        quick_seeds=_seeds(quick["seeds"], "quick.seeds") if "seeds" in quick else None,
+        quick_fixed=_fixed(quick.get("set", {}), "quick.set"),
+        metric=metric,
+        keep=tuple(keep),
+        title=str(raw.get("title", "")),
+        description=str(raw.get("description", "")),
+        target=_target(raw["target"]) if "target" in raw else None,
+        raw=copy.deepcopy(dict(raw)),
+    )
+    # Try every setting once on the base, so a bad path fails now.
+    probe = spec.base(quick=True)
+    for axis in axes:
+        for key, value in zip(axis.params, axis.values[0], strict=True):
+            _set(copy.deepcopy(probe), key, value, f"axis {axis.name!r}")
+    return spec
+
+
+def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
+    """A sweep from a dict, a TOML path or a shipped sweep's name."""
+    if isinstance(source, SweepSpec):
+        return source
+    if isinstance(source, Mapping):
+        return parse_sweep(source)
+    path = Path(source)
+    if not path.is_file():
+        shipped = sweep_path(str(source), missing_ok=True) if path.parent == Path(".") else None
+        if shipped is None:
+            raise ScenarioError(f"{source}: no such sweep file")
+        path = shipped
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read sweep file: {exc.strerror}") from None
+    try:
+        spec = parse_sweep(raw, base_dir=path.parent)
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    spec.source = path
+    return spec
+
+
+__all__ = [
+    "RESERVED",
+    "Axis",
+    "SweepSpec",
+    "Target",
+    "Task",
+    "load_sweep",
+    "parse_sweep",
+    "run_key",
+]
