@@ -36,7 +36,7 @@ def load_results(directory: Any, **options: Any) -> Any:
 
 def load_sweep(source: Any) -> Any:
     """Parse and check a sweep definition without running it."""
-    from tcpair.sweep import load_sweep as _load
+    from tcpair.sweepdef import load_sweep as _load
 
     return _load(source)
 

@@ -160,7 +160,7 @@ def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None) -> Non
 def list_cmd(as_json: bool) -> None:
     """Name every TCP variant, error model, impairment, sweep and reproduce target."""
     from tcpair.paths import shipped_sweeps
-    from tcpair.sweep import load_sweep
+    from tcpair.sweepdef import load_sweep
 
     try:
         cat: dict[str, Any] = json.loads(require_core().catalog())
@@ -302,7 +302,7 @@ def sweep_cmd(
     """
     from tcpair.runner import dry_run as plan_only
     from tcpair.runner import run_sweep
-    from tcpair.sweep import load_sweep
+    from tcpair.sweepdef import load_sweep
 
     spec = load_sweep(file)
     if dry_run:

@@ -31,7 +31,7 @@ from tcpair._errors import ScenarioError, SimulationError, require_core
 from tcpair.backends import Backend, WorkerDied, make_backend
 from tcpair.stats import aggregate
 from tcpair.store import Store
-from tcpair.sweep import SweepSpec, Task, load_sweep, parse_sweep
+from tcpair.sweepdef import SweepSpec, Task, load_sweep, parse_sweep
 
 OK = "ok"
 FAILED = "failed"

@@ -57,12 +57,14 @@ def test_write_atomically_failure_leaves_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_run_many_reraises_worker_errors(fake_core) -> None:
-    from tcpair.parallel import run_many
+def test_worker_returns_errors_as_data(fake_core) -> None:
+    """A failing run is a result (status failed, message kept), not an exception."""
+    from tcpair.api import to_json
+    from tcpair.runner import run_task
 
     sc = tcpair.load_scenario("clrp_one_link")
-    bad = tcpair.apply_overrides(sc, ["run.duration=0"])
-    ok = run_many([sc], jobs=1, progress=False)
-    assert ok[0]["flows"][0]["name"] == "tcp1"
-    with pytest.raises(tcpair.ScenarioError, match=r"run\.duration"):
-        run_many([sc, bad], jobs=1, progress=False)
+    ok = run_task(to_json(sc))
+    assert ok["status"] == "ok" and ok["flows"][0]["name"] == "tcp1"
+    bad = run_task(to_json(tcpair.apply_overrides(sc, ["run.duration=0"])))
+    assert bad["status"] == "failed" and bad["error_kind"] == "scenario"
+    assert "run.duration" in bad["error"]

@@ -18,9 +18,11 @@ pytest.importorskip("tcpair._core")
 from contract import assert_run_json_contract
 
 import tcpair
+from tcpair.api import to_json
+from tcpair.backends import make_backend
 from tcpair.models import pftk
-from tcpair.parallel import run_many
 from tcpair.paths import scenario_path
+from tcpair.runner import run_task
 
 CLRP = str(scenario_path("clrp_one_link"))
 PFTK_CHECK = str(scenario_path("pftk_check"))
@@ -124,6 +126,16 @@ def _strip_wall(res: dict) -> dict:
     return res
 
 
+def run_many(scenarios: list[dict], jobs: int) -> list[dict]:
+    """Run scenarios on a backend; results back in input order."""
+    out: list[dict] = [{}] * len(scenarios)
+    with make_backend(jobs=jobs) as backend:
+        for i, res in backend.map_unordered(run_task, [(to_json(s), ()) for s in scenarios]):
+            assert res["status"] == "ok", res
+            out[i] = res
+    return out
+
+
 def test_determinism_same_seed() -> None:
     a = tcpair.run(CLRP, overrides=[SHORT, "links.wireless.forward.loss.p=0.02"], seed=7)
     b = tcpair.run(CLRP, overrides=[SHORT, "links.wireless.forward.loss.p=0.02"], seed=7)
@@ -140,8 +152,8 @@ def test_determinism_in_parallel() -> None:
         for s in (1, 2, 3)
         for p in (0.01, 0.05)
     ]
-    serial = run_many(scenarios * 2, jobs=1, progress=False)
-    parallel = run_many(scenarios * 2, jobs=4, progress=False)
+    serial = run_many(scenarios * 2, jobs=1)
+    parallel = run_many(scenarios * 2, jobs=4)
     for x, y in zip(serial, parallel, strict=True):
         assert _strip_wall(x) == _strip_wall(y)
     n = len(scenarios)
@@ -161,7 +173,7 @@ def test_reno_matches_pftk(p: float) -> None:
         )
         for s in (1, 2, 3)
     ]
-    results = run_many(scenarios, jobs=3, progress=False)
+    results = run_many(scenarios, jobs=3)
     flows = [r["flows"][0] for r in results]
     goodput = np.mean([f["goodput_kbps"] for f in flows])
     rtt = np.mean([f["mean_rtt_s"] for f in flows])
@@ -189,9 +201,9 @@ def test_reproduce_baseline_quick(cli, tmp_path: Path) -> None:
     code, stdout, err = cli("reproduce", "baseline", "--quick", "--out", str(out))
     assert code == 0, err
     assert (out / "index.html").is_file()
-    page = out / "baseline" / "index.html"
+    page = out / "baseline" / "report" / "index.html"
     assert page.is_file()
-    assert (out / "baseline" / "goodput_vs_loss.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "baseline" / "report" / "goodput_vs_loss.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "baseline" / "runs.parquet").is_file()
     assert "PFTK" in page.read_text()
     assert "baseline" in stdout

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tcpair.analysis import Context
 from tcpair.models import pftk_kbps
-from tcpair.report import FAILS, HOLDS
-from tcpair.reproduce import baseline, write_results_index
+from tcpair.report import FAILS, HOLDS, Page, render
+from tcpair.reproduce import baseline
+from tcpair.runner import SweepResult
+from tcpair.site import build_index
+from tcpair.sweepdef import load_sweep
 
 RTT, T0 = 0.12, 0.6
 
@@ -48,34 +51,38 @@ def synthetic_runs(scale: float = 1.0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_report_files_and_verdicts(tmp_path: Path) -> None:
-    out = tmp_path / "baseline"
-    verdicts = baseline.make_report(synthetic_runs(), out, capacity_kbps=2000.0, meta={"seeds": 3})
-    for name in (
-        "index.html",
-        "goodput_vs_loss.png",
-        "goodput_vs_loss.svg",
-        "recoveries_vs_loss.png",
-        "runs.parquet",
-        "runs.csv",
-        "points.csv",
-        "verdicts.json",
-    ):
-        assert (out / name).is_file(), name
-    assert (out / "goodput_vs_loss.png").read_bytes()[:4] == b"\x89PNG"
-    html = (out / "index.html").read_text()
-    assert 'src="goodput_vs_loss.png"' in html
+def synthetic_context(tmp_path: Path, scale: float = 1.0) -> Context:
+    """The baseline sweep's spec with synthetic runs in place of stored ones."""
+    runs = synthetic_runs(scale)
+    runs["status"] = "ok"
+    runs["flow"] = "tcp1"
+    runs["point"] = runs.groupby(["variant", "p"], sort=False).ngroup()
+    spec = load_sweep("baseline")
+    result = SweepResult(spec, tmp_path, [], False)
+    result._runs = runs
+    out = tmp_path / "out"
+    out.mkdir()
+    return Context(result, out)
+
+
+def test_baseline_analysis_files_and_verdicts(tmp_path: Path) -> None:
+    ctx = synthetic_context(tmp_path)
+    found = baseline.analyse(ctx)
+    for fig in found.figures:
+        assert (ctx.out / fig.png).read_bytes()[:4] == b"\x89PNG"
+        assert fig.svg and (ctx.out / fig.svg).is_file()
+    texts = [c.text for c in found.claims]
+    assert any("PFTK" in t for t in texts)
+    assert all(c.verdict == HOLDS for c in found.claims), found.claims
+    assert (ctx.out / "baseline_points.csv").is_file()
+    html = render(Page("t", "i", figures=found.figures, claims=found.claims))
     assert "http://" not in html and "https://" not in html, "page must work offline"
-    assert "PFTK" in html and HOLDS in html
-    assert json.loads((out / "verdicts.json").read_text()) == verdicts
-    assert all(v.endswith(HOLDS) for v in verdicts), verdicts
-    assert len(pd.read_parquet(out / "runs.parquet")) == 36
 
 
 def test_pftk_verdict_fails_when_far_off(tmp_path: Path) -> None:
-    verdicts = baseline.make_report(synthetic_runs(scale=0.5), tmp_path / "b", capacity_kbps=2000.0)
-    pftk_line = next(v for v in verdicts if "PFTK" in v)
-    assert pftk_line.endswith(FAILS)
+    found = baseline.analyse(synthetic_context(tmp_path, scale=0.5))
+    pftk = next(c for c in found.claims if "PFTK" in c.text)
+    assert pftk.verdict == FAILS
 
 
 def test_points_use_t0_fallback() -> None:
@@ -89,17 +96,9 @@ def test_points_use_t0_fallback() -> None:
     assert row["goodput_kbps_ci95"] > 0
 
 
-def test_index_links_targets(tmp_path: Path) -> None:
-    baseline.make_report(synthetic_runs(), tmp_path / "baseline", capacity_kbps=2000.0)
-    index = write_results_index(tmp_path)
-    html = index.read_text()
-    assert 'href="baseline/index.html"' in html
-    assert HOLDS in html
-
-
 def test_index_marks_missing_target(tmp_path: Path) -> None:
-    html = write_results_index(tmp_path).read_text()
-    assert "not run yet" in html
+    html = build_index(tmp_path, [("baseline", "Baseline")]).read_text()
+    assert "not run yet" in html and "baseline" in html
 
 
 @pytest.mark.parametrize(
@@ -110,17 +109,18 @@ def test_parse_bandwidth(text: object, bps: float | None) -> None:
     assert baseline.parse_bandwidth(text) == bps
 
 
-def test_plan_covers_grid() -> None:
-    tasks = baseline.plan(quick=False)
-    assert len(baseline.LOSS_RATES) >= 8 and len(baseline.SEEDS) >= 3
-    assert len(tasks) == len(baseline.VARIANTS) * len(baseline.LOSS_RATES) * len(baseline.SEEDS)
+def test_baseline_sweep_covers_grid() -> None:
+    spec = load_sweep("baseline")
+    points, seeds, runs = spec.count()
+    assert points == 3 * 8 and seeds >= 3 and runs == points * seeds
+    tasks = spec.plan(version="v")
     t = tasks[5]
-    sc = t["scenario"]
-    assert sc["run"]["seed"] == t["seed"]
-    assert sc["links"][1]["forward"]["loss"] == {"model": "uniform", "p": t["p"]}
-    assert sc["flows"][0]["variant"] == t["variant"]
-    quick = baseline.plan(quick=True)
-    assert quick[0]["scenario"]["run"]["duration"] == baseline.QUICK_DURATION_S
+    assert t.scenario["run"]["seed"] == t.seed
+    assert t.scenario["links"][1]["forward"]["loss"] == {"model": "uniform", "p": t.labels["p"]}
+    assert t.scenario["flows"][0]["variant"] == t.labels["variant"]
+    quick = spec.plan(quick=True, version="v")
+    assert quick[0].scenario["run"]["duration"] == 60.0
+    assert len(quick) == spec.count(quick=True)[2] < len(tasks)
 
 
 def test_reproduce_cli_with_fake_core(cli, fake_core, tmp_path: Path) -> None:
@@ -128,6 +128,7 @@ def test_reproduce_cli_with_fake_core(cli, fake_core, tmp_path: Path) -> None:
     code, stdout, err = cli("reproduce", "all", "--quick", "--jobs", "1", "--out", str(out))
     assert code == 0, err
     assert (out / "index.html").is_file()
-    assert (out / "baseline" / "index.html").is_file()
-    assert (out / "baseline" / "goodput_vs_loss.png").is_file()
+    assert (out / "baseline" / "report" / "index.html").is_file()
+    assert (out / "baseline" / "report" / "goodput_vs_loss.png").is_file()
+    assert (out / "baseline" / "runs.parquet").is_file()
     assert "baseline" in stdout

@@ -20,7 +20,7 @@ from tcpair.backends import Backend, make_backend
 from tcpair.paths import shipped_sweeps
 from tcpair.runner import DEFAULT_MAX_SEEDS, run_sweep
 from tcpair.site import build_index, build_report
-from tcpair.sweep import SweepSpec, load_sweep
+from tcpair.sweepdef import SweepSpec, load_sweep
 
 
 def targets() -> dict[str, SweepSpec]:

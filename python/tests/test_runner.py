@@ -1,0 +1,315 @@
+"""Sweeps end to end on the real core: store, resume, backends, failures, --until-ci."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import tcpair
+from tcpair import ScenarioError
+from tcpair._errors import StoreLocked
+from tcpair.backends import DaskBackend, WorkerDied
+from tcpair.runner import open_sweep, run_sweep, run_task
+from tcpair.store import Store
+from tcpair.sweepdef import parse_sweep
+
+REPO = Path(__file__).resolve().parents[2]
+CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
+# Columns that legitimately differ between two executions of the same run.
+VOLATILE = ["run_wall_s", "finished_at"]
+
+
+def small_sweep(ps: list[float], seeds: Any = 2, duration: float = 20.0, **extra: Any) -> dict:
+    return {
+        "name": "small",
+        "scenario": CLRP,
+        "seeds": seeds,
+        "set": {"run.duration": duration},
+        "axis": [{"name": "p", "param": "links.wireless.forward.loss.p", "values": ps}],
+        **extra,
+    }
+
+
+def stable(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows sorted by key and flow, volatile columns dropped, for comparisons."""
+    return (
+        df.drop(columns=[c for c in VOLATILE if c in df.columns])
+        .sort_values(["run_key", "flow"])
+        .reset_index(drop=True)
+    )
+
+
+def test_sweep_stores_every_run_once(tmp_path: Path) -> None:
+    res = tcpair.sweep(small_sweep([0.0, 0.02]), tmp_path / "s", jobs=1, progress=False)
+    assert res.stats[0].executed == 4 and res.stats[0].failed == 0
+    df = tcpair.load_results(tmp_path / "s")
+    assert len(df) == 4 and df["run_key"].is_unique
+    assert set(df["status"]) == {"ok"}
+    assert {"p", "seed", "flow", "goodput_kbps", "run_events"} <= set(df.columns)
+    assert "scenario" not in df.columns
+    full = tcpair.load_results(tmp_path / "s", with_scenario=True)
+    assert '"seed":' in full.loc[0, "scenario"]
+    # Compacted into one Parquet file that plain pyarrow reads.
+    assert not list((tmp_path / "s" / "runs").glob("*.parquet"))
+    table = pq.read_table(tmp_path / "s" / "runs.parquet")
+    assert table.num_rows == 4
+    pts = res.points()
+    assert list(pts["goodput_kbps_n"]) == [2, 2]
+    assert pts.loc[pts["p"] == 0.0, "goodput_kbps_mean"].item() > 1900
+
+
+def test_other_readers(tmp_path: Path) -> None:
+    tcpair.sweep(small_sweep([0.01], seeds=1), tmp_path / "s", jobs=1, progress=False)
+    path = str(tmp_path / "s" / "runs.parquet")
+    polars = pytest.importorskip("polars")
+    assert polars.read_parquet(path).height == 1
+
+
+def test_resume_runs_only_what_is_missing(tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    first = run_sweep(small_sweep([0.01, 0.02]), out, jobs=1, progress=False)
+    assert first.stats[0].executed == 4
+    before = tcpair.load_results(out).set_index("run_key")["finished_at"]
+    again = run_sweep(small_sweep([0.01, 0.02]), out, jobs=1, progress=False)
+    assert again.stats[0].executed == 0 and again.stats[0].skipped == 4
+    grown = run_sweep(small_sweep([0.01, 0.02, 0.05], seeds=3), out, jobs=1, progress=False)
+    assert grown.stats[0].executed == 9 - 4
+    after = tcpair.load_results(out).set_index("run_key")["finished_at"]
+    assert (after.loc[before.index] == before).all(), "stored runs were run again"
+    assert len(grown.runs) == 9
+    # Shrinking the sweep keeps old runs in the store but not in the sweep's view.
+    small = run_sweep(small_sweep([0.01]), out, jobs=1, progress=False)
+    assert small.stats[0].executed == 0 and len(small.runs) == 2
+    assert len(tcpair.load_results(out)) == 9
+
+
+def test_backends_give_identical_results(tmp_path: Path) -> None:
+    spec = small_sweep([0.0, 0.02, 0.05], seeds=2)
+    tables = []
+    for name, opts in (
+        ("inproc", {"jobs": 1}),
+        ("pool", {"jobs": 2}),
+        ("dask", {"dask_local": 2}),
+    ):
+        run_sweep(spec, tmp_path / name, progress=False, **opts)
+        tables.append(stable(tcpair.load_results(tmp_path / name)))
+    for other in tables[1:]:
+        pd.testing.assert_frame_equal(tables[0], other)
+
+
+def test_failures_are_stored_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    spec = small_sweep(
+        [0.01, 1.5],
+        seeds=1,
+        axis=[
+            {"name": "p", "param": "links.wireless.forward.loss.p", "values": [0.01, 1.5]},
+            {"name": "budget", "param": "run.event_budget", "values": [10_000_000, 100]},
+        ],
+    )
+    res = run_sweep(spec, tmp_path / "s", jobs=2, progress=False)
+    assert res.stats[0].executed == 4 and res.stats[0].failed == 3
+    fails = res.failures.set_index(["p", "budget"])
+    assert fails.loc[(1.5, 10_000_000), "error_kind"] == "scenario"
+    assert "1.5" in fails.loc[(1.5, 10_000_000), "error"]
+    assert fails.loc[(0.01, 100), "error_kind"] == "simulation"
+    assert "budget" in fails.loc[(0.01, 100), "error"]
+    ok = res.runs[res.runs["status"] == "ok"]
+    assert len(ok) == 1
+    # Failed runs are not retried unless asked.
+    again = run_sweep(spec, tmp_path / "s", jobs=1, progress=False)
+    assert again.stats[0].executed == 0
+    retried = run_sweep(spec, tmp_path / "s", jobs=1, progress=False, retry_failed=True)
+    assert retried.stats[0].executed == 3
+    assert len(tcpair.load_results(tmp_path / "s")) == 4
+
+
+def test_all_invalid_is_bad_input_with_no_output(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match=r"every run is invalid; at p=2\.0.*loss"):
+        run_sweep(small_sweep([2.0, 3.0]), tmp_path / "s", jobs=1, progress=False)
+    assert not (tmp_path / "s").exists()
+
+
+def test_until_ci_adds_seeds_where_needed(tmp_path: Path) -> None:
+    res = run_sweep(
+        small_sweep([0.0, 0.05], seeds=2, duration=30.0),
+        tmp_path / "s",
+        jobs=2,
+        progress=False,
+        until_ci=0.02,
+        max_seeds=6,
+    )
+    pts = res.points().set_index("p")
+    # No loss: every seed gives the same goodput, so two seeds already agree.
+    assert pts.loc[0.0, "goodput_kbps_n"] == 2
+    n = pts.loc[0.05, "goodput_kbps_n"]
+    half = pts.loc[0.05, "goodput_kbps_ci95"]
+    mean = pts.loc[0.05, "goodput_kbps_mean"]
+    assert n > 2
+    assert half <= 0.02 * mean or n == 6
+    # The store remembers the per-point seeds: reopening gives the same plan.
+    again = open_sweep(tmp_path / "s")
+    assert sorted(t.key for t in again.tasks) == sorted(t.key for t in res.tasks)
+
+
+def test_store_lock(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    with store.writer(), pytest.raises(StoreLocked, match="in use"), Store(tmp_path / "s").writer():
+        pass
+    with store.writer():  # released
+        pass
+
+
+def test_load_results_of_a_non_store(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="not a tcpair results directory"):
+        tcpair.load_results(tmp_path)
+
+
+def test_interrupted_compaction_keeps_one_row_per_run(tmp_path: Path) -> None:
+    """A crash between writing runs.parquet and deleting run files leaves
+    duplicates on disk; loading must still see each run once."""
+    out = tmp_path / "s"
+    run_sweep(small_sweep([0.01, 0.02], seeds=1), out, jobs=1, progress=False)
+    df = pq.read_table(out / "runs.parquet").to_pandas()
+    for key, rows in df.groupby("run_key"):
+        pq.write_table(
+            __import__("pyarrow").Table.from_pandas(rows, preserve_index=False),
+            out / "runs" / f"{key}.parquet",
+        )
+    (out / "runs" / ".tmp-junk.parquet").write_bytes(b"half a file")
+    assert len(tcpair.load_results(out)) == 2
+    assert len(Store(out).status()) == 2
+
+
+# -- crash safety ------------------------------------------------------------------
+
+
+def _env() -> dict[str, str]:
+    """Subprocesses import the same tcpair as this test process."""
+    env = dict(os.environ)
+    pkg_parent = str(Path(tcpair.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
+    sweep_file = tmp_path / "kill.toml"
+    sweep_file.write_text(
+        f"""name = "kill"
+scenario = "{CLRP}"
+seeds = 12
+set = {{ "run.duration" = 800.0 }}
+[[axis]]
+name = "p"
+param = "links.wireless.forward.loss.p"
+values = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
+"""
+    )
+    out = tmp_path / "store"
+    total = 8 * 12
+    cmd = [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*cmd, "--jobs", "2"],
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    runs_dir = out / "runs"
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            done = [p for p in runs_dir.glob("*.parquet") if not p.name.startswith(".")]
+            if len(done) >= 10:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "sweep finished before it could be killed; make runs longer"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    stored = [p for p in runs_dir.glob("*.parquet") if not p.name.startswith(".")]
+    assert 10 <= len(stored) < total
+    assert not (out / "runs.parquet").exists(), "killed before compaction"
+    survivors = {}
+    for p in stored:
+        t = pq.read_table(p)  # every run file is complete and readable
+        assert t.column("status").to_pylist() == ["ok"]
+        survivors[p.stem] = t.column("finished_at").to_pylist()[0]
+    # The rerun executes exactly the runs that were not stored.
+    rerun = subprocess.run(
+        [*cmd, "--jobs", "2"], env=_env(), capture_output=True, text=True, timeout=300
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{total - len(stored)} runs executed (0 failed), {len(stored)} already stored" in (
+        " ".join(rerun.stdout.split())
+    )
+    df = tcpair.load_results(out)
+    assert len(df) == total and df["run_key"].is_unique
+    kept = df.set_index("run_key").loc[list(survivors), "finished_at"]
+    assert kept.to_dict() == survivors, "runs stored before the kill were run again"
+
+
+# -- Dask: a worker killed mid-run ---------------------------------------------------
+
+
+def kill_first_attempt(marker: str, payload: str, keep: tuple[str, ...]) -> dict[str, Any]:
+    """Worker function that kills its own process the first time it runs."""
+    if not os.path.exists(marker):
+        Path(marker).write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return run_task(payload, keep)
+
+
+class KillingDask(DaskBackend):
+    """Dask backend whose first task kills the worker running it."""
+
+    def __init__(self, marker: Path, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.marker = str(marker)
+
+    def map_unordered(self, fn, items, keys=None):  # type: ignore[no-untyped-def]
+        wrapped = [(self.marker, *args) for args in items]
+        yield from super().map_unordered(kill_first_attempt, wrapped, keys)
+
+
+def test_dask_worker_killed_mid_run(tmp_path: Path) -> None:
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    marker = tmp_path / "killed"
+    spec = parse_sweep(small_sweep([0.01, 0.05], seeds=2))
+    with KillingDask(marker, local_workers=2) as backend:
+        res = run_sweep(spec, tmp_path / "s", backend=backend, progress=False)
+    assert marker.is_file(), "no worker was killed"
+    killed_pid = int(marker.read_text())
+    assert killed_pid != os.getpid()
+    assert res.stats[0].executed == 4 and res.stats[0].failed == 0
+    df = tcpair.load_results(tmp_path / "s")
+    assert len(df) == 4 and df["run_key"].is_unique and set(df["status"]) == {"ok"}
+    # Same numbers as an undisturbed run.
+    run_sweep(spec, tmp_path / "ref", jobs=1, progress=False)
+    pd.testing.assert_frame_equal(stable(df), stable(tcpair.load_results(tmp_path / "ref")))
+
+
+def test_local_pool_survives_a_dying_worker(tmp_path: Path) -> None:
+    """A run whose worker keeps dying is recorded as failed; the others complete."""
+    from tcpair.backends import MAX_CRASHES, LocalBackend
+
+    items = [(i,) for i in range(4)]
+    results = dict(LocalBackend(2).map_unordered(_die_on_two, items))
+    assert results[0] == 0 and results[1] == 1 and results[3] == 3
+    assert isinstance(results[2], WorkerDied) and str(MAX_CRASHES) in results[2].message
+
+
+def _die_on_two(i: int) -> int:
+    if i == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return i
