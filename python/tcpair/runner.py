@@ -185,23 +185,46 @@ def execute(
     return stats
 
 
-def _preflight(spec: SweepSpec, tasks: Sequence[Task]) -> None:
-    """Refuse a sweep whose every grid point the core rejects: that is bad input,
-    not a set of failed runs (a partly invalid grid runs, failures stored)."""
+def _preflight(spec: SweepSpec, tasks: Sequence[Task], metrics: Sequence[str]) -> None:
+    """Refuse bad input before anything is written.
+
+    A sweep whose every grid point the core rejects is bad input, not a set of
+    failed runs (a partly invalid grid runs, its failures stored). The metrics
+    named for statistics are checked against the columns a run produces, from
+    a throw-away 1 ms run of the first valid point.
+    """
     core = require_core()
     firsts: dict[int, Task] = {}
     for t in tasks:
         firsts.setdefault(t.point, t)
     errors = []
+    valid: Task | None = None
     for t in firsts.values():
         try:
             core.validate(json.dumps(t.scenario, default=str, allow_nan=False))
         except ScenarioError as exc:
             errors.append((t, str(exc)))
-    if firsts and len(errors) == len(firsts):
+        else:
+            valid = valid or t
+    if valid is None:
+        if not errors:
+            return
         t, msg = errors[0]
         where = ", ".join(f"{k}={v}" for k, v in t.labels.items()) or "the base scenario"
         raise ScenarioError(f"sweep {spec.name!r}: every run is invalid; at {where}: {msg}")
+    probe = json.loads(json.dumps(valid.scenario, default=str))
+    probe.setdefault("run", {}).update({"duration": 0.001, "warmup": 0.0})
+    try:
+        flows = json.loads(core.run(json.dumps(probe))).get("flows", [])
+    except (ScenarioError, SimulationError):
+        return
+    columns = set().union(*(f.keys() for f in flows)) if flows else set()
+    numeric = sorted(
+        k for f in flows[:1] for k, v in f.items() if isinstance(v, int | float) or v is None
+    )
+    for m in metrics:
+        if flows and m not in columns:
+            raise ScenarioError(f"metric {m!r}: no such flow metric (one of: {', '.join(numeric)})")
 
 
 @dataclass
@@ -316,16 +339,17 @@ def run_sweep(
     directory = Path(out) if out is not None else Path("results") / spec.name
     version = version_string()
     tasks = spec.plan(quick, version)
-    _preflight(spec, tasks)
+    _preflight(spec, tasks, [metric])
     console = console or Console(stderr=True)
     store = Store(directory)
     point_seeds: dict[int, list[int]] = {}
     result = SweepResult(spec, directory, tasks, quick)
     owned = backend is None
-    with store.writer():
-        _save(store, spec, quick, version, point_seeds, until_ci, metric)
-        be = backend or make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
-        try:
+    # The backend starts before the store is touched: a bad --scheduler leaves nothing.
+    be = backend or make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
+    try:
+        with store.writer():
+            _save(store, spec, quick, version, point_seeds, until_ci, metric)
             if progress:
                 console.print(
                     f"[bold]{spec.name}[/bold]: {len(tasks)} runs on {be.describe()} -> {directory}"
@@ -350,10 +374,9 @@ def run_sweep(
                 result.tasks, result._runs = tasks, None
                 if until_ci is None:
                     break
-                runs = result.runs
                 grow = {
                     p
-                    for p in _unconverged(runs, spec, metric, until_ci)
+                    for p in _unconverged(result.runs, spec, metric, until_ci)
                     if len(point_seeds.get(p, base_seeds)) < max_seeds
                 }
                 if not grow:
@@ -366,11 +389,10 @@ def run_sweep(
                 tasks = spec.plan(quick, version, seeds=point_seeds)
                 _save(store, spec, quick, version, point_seeds, until_ci, metric)
                 round_no += 1
-        finally:
-            if owned:
-                be.close()
-        _save(store, spec, quick, version, point_seeds, until_ci, metric)
-        store.compact()
+            store.compact()
+    finally:
+        if owned:
+            be.close()
     result._runs = None
     return result
 

@@ -313,3 +313,83 @@ def _die_on_two(i: int) -> int:
     if i == 2:
         os.kill(os.getpid(), signal.SIGKILL)
     return i
+
+
+# -- the CLI ---------------------------------------------------------------------
+
+
+def _write_sweep(tmp_path: Path, ps: str = "[0.0, 0.02]", seeds: int = 2) -> Path:
+    f = tmp_path / "sw.toml"
+    f.write_text(
+        f"""name = "cli"
+scenario = "{CLRP}"
+seeds = {seeds}
+set = {{ "run.duration" = 20.0 }}
+[[axis]]
+name = "p"
+param = "links.wireless.forward.loss.p"
+values = {ps}
+"""
+    )
+    return f
+
+
+def test_cli_sweep_dry_run_results_and_report(cli, tmp_path: Path) -> None:
+    f = _write_sweep(tmp_path)
+    out = tmp_path / "store"
+    code, stdout, err = cli("sweep", str(f), "--out", str(out), "--dry-run")
+    assert code == 0, err
+    assert "2 points x 2 seeds = 4 runs" in stdout and "4 to run" in stdout
+    assert not out.exists(), "a dry run writes nothing"
+    code, stdout, err = cli("sweep", str(f), "--out", str(out), "--jobs", "1")
+    assert code == 0, err
+    assert "4 runs executed (0 failed), 0 already stored" in " ".join(stdout.split())
+    code, stdout, _ = cli("sweep", str(f), "--out", str(out), "--dry-run")
+    assert "4 stored" in stdout and "0 to run" in stdout
+    code, stdout, err = cli("results", str(out))
+    assert code == 0, err
+    assert "goodput_kbps" in stdout and "4 ok" in stdout
+    code, stdout, err = cli("results", str(out), "--json")
+    obj = __import__("json").loads(stdout)
+    assert [p["goodput_kbps_n"] for p in obj["points"]] == [2, 2] and obj["failures"] == []
+    code, stdout, err = cli("report", str(out))
+    assert code == 0, err
+    assert (out / "report" / "index.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["sweep", "nosuch.toml"], "nosuch.toml: no such sweep file"),
+        (["sweep", "{f}", "--jobs", "0"], "--jobs"),
+        (["sweep", "{f}", "--until-ci", "1.5"], "--until-ci"),
+        (["sweep", "{f}", "--scheduler", "tcp://a:1", "--dask-local", "2"], "give one, not both"),
+        (["results", "{tmp}"], "not a tcpair sweep directory"),
+        (["results", "{tmp}/none"], "no such results directory"),
+        (["report", "{tmp}"], "no results here"),
+        (
+            ["sweep", "{f}", "--ci-metric", "nosuch", "--until-ci", "0.1"],
+            "metric 'nosuch': no such flow metric",
+        ),
+    ],
+)
+def test_cli_sweep_errors(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], needle: str
+) -> None:
+    f = _write_sweep(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = [a.format(f=f, tmp=tmp_path) for a in args]
+    code, _, err = cli(*args)
+    assert code == 2, err
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert lines[-1].startswith("error: ") and needle in lines[-1], err
+    assert "Traceback" not in err
+    assert not (tmp_path / "results").exists(), "bad input must leave no output"
+
+
+def test_cli_list_counts_runs(cli) -> None:
+    code, stdout, _ = cli("list", "--json")
+    assert code == 0
+    sweeps = __import__("json").loads(stdout)["sweeps"]
+    b = sweeps["baseline"]
+    assert b["target"] and b["runs"] == b["points"] * b["seeds"] and b["quick_runs"] < b["runs"]
