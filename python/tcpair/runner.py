@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -82,7 +83,7 @@ def _summary_columns(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 def task_rows(
     task: Task, result: Mapping[str, Any] | WorkerDied, *, sweep: str, version: str
-) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+) -> tuple[pa.Table, dict[str, pa.Table]]:
     """The stored rows of one run (one per flow) and its kept tables."""
     if isinstance(result, WorkerDied):
         result = {"status": FAILED, "error_kind": "worker", "error": result.message}
@@ -111,11 +112,11 @@ def task_rows(
         row.setdefault("flow", None)
         rows.append(row)
     tables = {
-        name: pd.DataFrame(dict(t)) if not isinstance(t, list) else pd.DataFrame(t)
+        name: pa.Table.from_pylist(t) if isinstance(t, list) else pa.table(dict(t))
         for name, t in (result.get("tables") or {}).items()
         if t is not None
     }
-    return pd.DataFrame(rows), tables
+    return pa.Table.from_pylist(rows), tables
 
 
 @dataclass
@@ -178,7 +179,7 @@ def execute(
             rows, tables = task_rows(task, result, sweep=sweep, version=version)
             store.put(task.key, rows, tables)
             stats.executed += 1
-            if rows["status"].iloc[0] != OK:
+            if rows.column("status")[0].as_py() != OK:
                 stats.failed += 1
             bar.update(pid, advance=1, failed=stats.failed)
     stats.wall_s = time.perf_counter() - t0
@@ -331,7 +332,7 @@ def run_sweep(
     if until_ci is not None and not (0 < until_ci < 1):
         raise ScenarioError(f"--until-ci: expected a fraction in (0, 1), got {until_ci}")
     base_seeds = spec.seeds_for(quick)
-    if max_seeds < len(base_seeds):
+    if until_ci is not None and max_seeds < len(base_seeds):
         raise ScenarioError(
             f"--max-seeds: {max_seeds} is fewer than the sweep's {len(base_seeds)} seeds"
         )

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -63,9 +64,18 @@ def _fsync_write(path: Path, write: Any) -> None:
         raise
 
 
-def _write_table(path: Path, df: pd.DataFrame) -> None:
-    table = pa.Table.from_pandas(df, preserve_index=False)
+def _write_table(path: Path, data: pd.DataFrame | pa.Table) -> None:
+    table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)
     _fsync_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def _concat(tables: Sequence[pa.Table]) -> pa.Table:
+    """Concatenate tables whose columns differ (a failed run has no flow metrics)
+    or whose types were inferred differently (null vs string, int vs float)."""
+    tables = [t for t in tables if t.num_columns]
+    if not tables:
+        return pa.table({})
+    return pa.concat_tables(tables, promote_options="permissive")
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -82,6 +92,8 @@ class Store:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        # Run tables this object wrote, so compaction need not read them back.
+        self._written: dict[str, pa.Table] = {}
 
     # -- layout -------------------------------------------------------------
     @property
@@ -133,13 +145,22 @@ class Store:
                     with contextlib.suppress(OSError):
                         p.unlink()
 
-    def put(self, key: str, rows: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> None:
+    def put(
+        self,
+        key: str,
+        rows: pd.DataFrame | pa.Table,
+        tables: Mapping[str, pd.DataFrame | pa.Table],
+    ) -> None:
         """Store one finished run (its kept tables first, the run file last)."""
         for name, df in tables.items():
             d = self.table_dir(name)
             d.mkdir(parents=True, exist_ok=True)
             _write_table(d / f"{key}.parquet", df)
-        _write_table(self.runs_dir / f"{key}.parquet", rows)
+        table = (
+            rows if isinstance(rows, pa.Table) else pa.Table.from_pandas(rows, preserve_index=False)
+        )
+        _write_table(self.runs_dir / f"{key}.parquet", table)
+        self._written[key] = table
 
     def save_sweep(self, definition: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -150,11 +171,11 @@ class Store:
         files = self._run_files()
         if not files:
             return 0
-        df = self._load(files)
-        _write_table(self.compact_path, df)
+        _write_table(self.compact_path, self._load_arrow(files))
         for f in files:
             with contextlib.suppress(OSError):
                 f.unlink()
+        self._written.clear()
         return len(files)
 
     # -- reading -------------------------------------------------------------
@@ -162,33 +183,30 @@ class Store:
         p = self.root / SWEEP
         return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
 
-    def _load(self, files: Sequence[Path], columns: Sequence[str] | None = None) -> pd.DataFrame:
-        frames = []
-        if self.compact_path.is_file():
-            frames.append(pq.read_table(self.compact_path).to_pandas())
-        frames.extend(pq.read_table(f).to_pandas() for f in files)
-        frames = [f for f in frames if len(f.columns)]
-        if not frames:
-            return pd.DataFrame()
-        df = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
-        if "run_key" in df.columns and len(frames) > 1:
-            # A run file is newer than the compacted copy of the same run: keep
-            # every row (flow) of the last occurrence of each key.
-            origin = pd.Series(
-                [i for i, f in enumerate(frames) for _ in range(len(f))], index=df.index
-            )
-            newest = origin.groupby(df["run_key"]).transform("max")
-            df = df[origin == newest].reset_index(drop=True)
-        if columns is not None:
-            df = df[[c for c in columns if c in df.columns]]
-        return df
+    def _load_arrow(self, files: Sequence[Path]) -> pa.Table:
+        """The compacted table plus ``files``, one copy of each run (the newest)."""
+        parts = [pq.read_table(self.compact_path)] if self.compact_path.is_file() else []
+        parts.extend(
+            self._written[f.stem] if f.stem in self._written else pq.read_table(f) for f in files
+        )
+        table = _concat(parts)
+        if "run_key" not in table.column_names or len(parts) < 2:
+            return table
+        # A run file is newer than a compacted copy of the same run: keep every
+        # row (flow) of the last part holding each key.
+        origin = np.concatenate([np.full(p.num_rows, i) for i, p in enumerate(parts)])
+        keys = pd.Series(table.column("run_key").to_numpy(zero_copy_only=False))
+        newest = pd.Series(origin).groupby(keys.to_numpy()).transform("max").to_numpy()
+        if (newest == origin).all():
+            return table
+        return table.filter(pa.array(newest == origin))
 
     def load(self, *, with_scenario: bool = False) -> pd.DataFrame:
         """Every stored run, one row per run and flow (failed runs: one row, no flow)."""
-        df = self._load(self._run_files())
-        if not with_scenario and "scenario" in df.columns:
-            df = df.drop(columns="scenario")
-        return df
+        table = self._load_arrow(self._run_files())
+        if not with_scenario and "scenario" in table.column_names:
+            table = table.drop_columns(["scenario"])
+        return table.to_pandas()
 
     def status(self) -> dict[str, str]:
         """``run_key -> status`` of every stored run (reads two columns only)."""
