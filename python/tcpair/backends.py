@@ -93,6 +93,7 @@ class LocalBackend(Backend):
             pool = ProcessPoolExecutor(max_workers=min(self.workers, len(todo)))
             futures: dict[Future[Any], int] = {pool.submit(fn, *items[i]): i for i in todo}
             todo = []
+            finished = False
             try:
                 pending = set(futures)
                 while pending:
@@ -115,8 +116,15 @@ class LocalBackend(Backend):
                                 todo.append(i)
                             continue
                         yield i, result
+                finished = True
             finally:
-                pool.shutdown(wait=not todo, cancel_futures=True)
+                if not finished:
+                    # Interrupted (Ctrl-C, an error while storing): runs in flight
+                    # are abandoned, not awaited; a run inside the core cannot be
+                    # stopped any other way. Their results were never stored.
+                    for proc in list(getattr(pool, "_processes", {}).values()):
+                        proc.terminate()
+                pool.shutdown(wait=finished, cancel_futures=True)
 
 
 class DaskBackend(Backend):

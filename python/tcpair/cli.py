@@ -8,12 +8,13 @@ already names the field and the value, so anything more is noise.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -320,19 +321,20 @@ def sweep_cmd(
         )
         return
     require_core()
-    res = run_sweep(
-        spec,
-        out,
-        jobs=jobs,
-        scheduler=scheduler,
-        dask_local=dask_local,
-        quick=quick,
-        until_ci=until_ci,
-        max_seeds=max_seeds,
-        ci_metric=ci_metric,
-        retry_failed=retry_failed,
-        console=_stderr(),
-    )
+    with _resume_hint():
+        res = run_sweep(
+            spec,
+            out,
+            jobs=jobs,
+            scheduler=scheduler,
+            dask_local=dask_local,
+            quick=quick,
+            until_ci=until_ci,
+            max_seeds=max_seeds,
+            ci_metric=ci_metric,
+            retry_failed=retry_failed,
+            console=_stderr(),
+        )
     executed = sum(s.executed for s in res.stats)
     failed = sum(s.failed for s in res.stats)
     skipped = res.stats[0].skipped if res.stats else 0
@@ -345,6 +347,20 @@ def sweep_cmd(
 
         build_report(res.directory)
         _stdout().print(f"report: {res.directory / 'report' / 'index.html'}")
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a sweep: finished runs are stored, the rest is not."""
+
+
+@contextlib.contextmanager
+def _resume_hint() -> Iterator[None]:
+    try:
+        yield
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        raise Interrupted(
+            "interrupted; every run that finished is stored: run the same command again to resume"
+        ) from None
 
 
 def _print_points(pts: Any, metric: str) -> None:
@@ -452,18 +468,19 @@ def reproduce_cmd(
 
     resolve_targets(targets)  # fail on a bad name before any work
     require_core()
-    done = reproduce(
-        targets,
-        out,
-        jobs=jobs,
-        scheduler=scheduler,
-        dask_local=dask_local,
-        quick=quick,
-        until_ci=until_ci,
-        max_seeds=max_seeds,
-        retry_failed=retry_failed,
-        console=_stderr(),
-    )
+    with _resume_hint():
+        done = reproduce(
+            targets,
+            out,
+            jobs=jobs,
+            scheduler=scheduler,
+            dask_local=dask_local,
+            quick=quick,
+            until_ci=until_ci,
+            max_seeds=max_seeds,
+            retry_failed=retry_failed,
+            console=_stderr(),
+        )
     con = _stdout()
     for name, verdicts in done.items():
         con.print(f"[bold]{name}[/bold] -> {out / name / 'report' / 'index.html'}")
@@ -566,6 +583,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except CoreMissingError as exc:
         _error(str(exc))
         sys.exit(EXIT_RUNTIME)
+    except Interrupted as exc:
+        _error(str(exc))
+        sys.exit(130)
     except click.exceptions.Abort:
         _error("aborted")
         sys.exit(130)

@@ -257,6 +257,46 @@ values = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
     assert kept.to_dict() == survivors, "runs stored before the kill were run again"
 
 
+def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
+    sweep_file = tmp_path / "long.toml"
+    sweep_file.write_text(
+        f"""name = "long"
+scenario = "{CLRP}"
+seeds = 6
+set = {{ "run.duration" = 20000.0 }}
+[[axis]]
+name = "p"
+param = "links.wireless.forward.loss.p"
+values = [0.01, 0.05]
+"""
+    )
+    out = tmp_path / "store"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out)],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if [p for p in (out / "runs").glob("*.parquet") if not p.name.startswith(".")]:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "sweep finished before the interrupt"
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert last.startswith("error: interrupted") and "run the same command again" in last
+    assert "Traceback" not in err
+    stored = [p for p in (out / "runs").glob("*.parquet") if not p.name.startswith(".")]
+    assert stored and all(pq.read_table(p).num_rows == 1 for p in stored)
+    with Store(out).writer():  # the lock was released
+        pass
+
+
 # -- Dask: a worker killed mid-run ---------------------------------------------------
 
 
