@@ -387,37 +387,48 @@ def _print_points(pts: Any, metric: str) -> None:
 @click.option("--metric", default=None, help="Metric to summarise [default: the sweep's].")
 @click.option("--json", "as_json", is_flag=True, help="Print the per-point table as JSON.")
 def results_cmd(directory: Path, metric: str | None, as_json: bool) -> None:
-    """Summarise the results store DIRECTORY: per point mean, CI and seeds; failures."""
-    from tcpair.runner import open_sweep
+    """Summarise the results store DIRECTORY (or every store in a folder such as results/):
+    per point mean, CI and seeds; failures."""
+    from tcpair.site import is_store, stores_under
 
     if not directory.is_dir():
         raise ScenarioError(f"{directory}: no such results directory")
+    stores = [directory] if is_store(directory) else stores_under(directory)
+    if not stores:
+        raise ScenarioError(f"{directory}: not a tcpair sweep directory (no sweep.json here)")
+    summaries = [_results_of(d, metric) for d in stores]
+    if as_json:
+        click.echo(json.dumps(summaries[0] if is_store(directory) else summaries))
+
+
+def _results_of(directory: Path, metric: str | None) -> dict[str, Any]:
+    from tcpair.runner import open_sweep
+
     res = open_sweep(directory)
     metric = metric or res.spec.metric
     pts = res.points(metric)
     fails = res.failures
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "sweep": res.spec.name,
-                    "metric": metric,
-                    "points": json.loads(pts.to_json(orient="records")),
-                    "failures": json.loads(fails.to_json(orient="records")),
-                }
-            )
-        )
-        return
+    summary = {
+        "sweep": res.spec.name,
+        "directory": str(directory),
+        "metric": metric,
+        "points": json.loads(pts.to_json(orient="records")),
+        "failures": json.loads(fails.to_json(orient="records")),
+    }
+    ctx = click.get_current_context()
+    if ctx.params.get("as_json"):
+        return summary
     _print_points(pts, metric)
     runs = res.runs.drop_duplicates("run_key")
     counts = runs["status"].value_counts().to_dict()
     _stdout().print(
-        f"{res.spec.name}: {len(runs)} runs: "
+        f"{res.spec.name} ({directory}): {len(runs)} runs: "
         + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     )
     for _, f in fails.iterrows():
         labels = ", ".join(f"{a}={f[a]}" for a in res.spec.axis_names)
         _stdout().print(f"  [red]{f['status']}[/red] {labels} seed {f['seed']}: {f.get('error')}")
+    return summary
 
 
 @cli.command("report")

@@ -249,7 +249,7 @@ class SweepResult:
     @property
     def failures(self) -> pd.DataFrame:
         df = self.runs
-        bad = df[df["status"] != OK]
+        bad = df[df["status"] == FAILED]
         cols = ["run_key", *self.spec.axis_names, "seed", "status", "error_kind", "error"]
         return bad.drop_duplicates("run_key")[[c for c in cols if c in bad.columns]]
 

@@ -72,8 +72,7 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
         missing = runs[runs["status"] == "missing"].drop_duplicates("run_key")
         meta: dict[str, Any] = {
             "sweep": spec.name,
-            "runs": f"{n_runs} ({n_ok} ok, {len(failures) - len(missing)} failed, "
-            f"{len(missing)} not run)",
+            "runs": f"{n_runs} ({n_ok} ok, {len(failures)} failed, {len(missing)} not run)",
             "seeds per point": ", ".join(
                 sorted({str(len(g)) for _, g in runs.drop_duplicates("run_key").groupby("point")})
             ),
