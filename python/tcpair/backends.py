@@ -122,9 +122,14 @@ class LocalBackend(Backend):
                     # Interrupted (Ctrl-C, an error while storing): runs in flight
                     # are abandoned, not awaited; a run inside the core cannot be
                     # stopped any other way. Their results were never stored.
-                    for proc in list(getattr(pool, "_processes", {}).values()):
+                    procs = list((getattr(pool, "_processes", None) or {}).values())
+                    for proc in procs:
                         proc.terminate()
-                pool.shutdown(wait=finished, cancel_futures=True)
+                    for proc in procs:
+                        proc.join(timeout=5)
+                # Waiting is quick once the workers are gone, and lets the pool's
+                # manager thread finish before the interpreter exits.
+                pool.shutdown(wait=True, cancel_futures=True)
 
 
 class DaskBackend(Backend):
