@@ -1,9 +1,10 @@
 """Where shipped scenarios and sweeps live.
 
-They sit at the repository root (``scenarios/``, ``sweeps/``), where the issues
-fix their paths. An installed package may also carry them as package data. We
-look in the package first, then the source checkout this module came from,
-then the current directory (``pip install .`` run from a checkout).
+They are package data (``tcpair/scenarios``, ``tcpair/sweeps``), so an installed
+wheel finds them from any directory; the repository root's ``scenarios/`` and
+``sweeps/`` are symlinks to them, the paths the issues and docs use. The
+current directory's ``scenarios/`` and ``sweeps/`` are searched after the
+package, so a project can add its own.
 """
 
 from __future__ import annotations
