@@ -192,6 +192,29 @@ def test_interrupted_compaction_keeps_one_row_per_run(tmp_path: Path) -> None:
 # -- crash safety ------------------------------------------------------------------
 
 
+def _write_sweep(
+    tmp_path: Path,
+    ps: str = "[0.0, 0.02]",
+    seeds: int = 2,
+    duration: float = 20.0,
+    name: str = "cli",
+) -> Path:
+    """A one-axis sweep file over the wireless loss rate, on the real scenario."""
+    f = tmp_path / f"{name}.toml"
+    f.write_text(
+        f"""name = "{name}"
+scenario = "{CLRP}"
+seeds = {seeds}
+set = {{ "run.duration" = {duration} }}
+[[axis]]
+name = "p"
+param = "links.wireless.forward.loss.p"
+values = {ps}
+"""
+    )
+    return f
+
+
 def _env() -> dict[str, str]:
     """Subprocesses import the same tcpair as this test process."""
     env = dict(os.environ)
@@ -201,17 +224,8 @@ def _env() -> dict[str, str]:
 
 
 def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
-    sweep_file = tmp_path / "kill.toml"
-    sweep_file.write_text(
-        f"""name = "kill"
-scenario = "{CLRP}"
-seeds = 12
-set = {{ "run.duration" = 800.0 }}
-[[axis]]
-name = "p"
-param = "links.wireless.forward.loss.p"
-values = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
-"""
+    sweep_file = _write_sweep(
+        tmp_path, "[0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]", 12, 800.0, "kill"
     )
     out = tmp_path / "store"
     total = 8 * 12
@@ -258,18 +272,7 @@ values = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
 
 
 def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
-    sweep_file = tmp_path / "long.toml"
-    sweep_file.write_text(
-        f"""name = "long"
-scenario = "{CLRP}"
-seeds = 6
-set = {{ "run.duration" = 20000.0 }}
-[[axis]]
-name = "p"
-param = "links.wireless.forward.loss.p"
-values = [0.01, 0.05]
-"""
-    )
+    sweep_file = _write_sweep(tmp_path, "[0.01, 0.05]", 6, 20000.0, "long")
     out = tmp_path / "store"
     proc = subprocess.Popen(
         [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out)],
@@ -356,22 +359,6 @@ def _die_on_two(i: int) -> int:
 
 
 # -- the CLI ---------------------------------------------------------------------
-
-
-def _write_sweep(tmp_path: Path, ps: str = "[0.0, 0.02]", seeds: int = 2) -> Path:
-    f = tmp_path / "sw.toml"
-    f.write_text(
-        f"""name = "cli"
-scenario = "{CLRP}"
-seeds = {seeds}
-set = {{ "run.duration" = 20.0 }}
-[[axis]]
-name = "p"
-param = "links.wireless.forward.loss.p"
-values = {ps}
-"""
-    )
-    return f
 
 
 def test_cli_sweep_dry_run_results_and_report(cli, tmp_path: Path) -> None:
