@@ -10,7 +10,6 @@ so an analysis only says what is specific to its experiment.
 from __future__ import annotations
 
 import importlib
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +86,7 @@ def generic_figure(ctx: Context, metric: str | None = None) -> Figure | None:
         return None
     axes = spec.axis_names
     x_axis = next((a.name for a in spec.axes if _numeric(a.labels)), None)
+    x_numeric = x_axis is not None
     if x_axis is None and axes:
         x_axis = axes[0]
     series_keys = [a for a in axes if a != x_axis]
@@ -100,14 +100,14 @@ def generic_figure(ctx: Context, metric: str | None = None) -> Figure | None:
         label = ", ".join(f"{k}={v}" for k, v in zip(series_keys, keys, strict=True)) or metric
         if x_axis is None:
             xs: Any = np.arange(len(grp))
-        elif _numeric(list(grp[x_axis])):
+        elif x_numeric:
             xs = grp[x_axis].to_numpy(float)
         else:
             xs = [str(v) for v in grp[x_axis]]
         y = grp[f"{metric}_mean"].to_numpy(float)
         ci = grp[f"{metric}_ci95"].fillna(0).to_numpy(float)
         line = ax.errorbar(xs, y, yerr=ci, marker="o", ms=4, capsize=3, label=label)
-        if x_axis is not None and _numeric(list(grp[x_axis])) and len(xs) > 1:
+        if x_numeric and len(xs) > 1:
             ax.fill_between(xs, y - ci, y + ci, alpha=0.15, lw=0, color=line[0].get_color())
     ax.set_xlabel(x_axis or "")
     ax.set_ylabel(metric)
@@ -115,14 +115,13 @@ def generic_figure(ctx: Context, metric: str | None = None) -> Figure | None:
     ax.grid(alpha=0.3)
     if len(ax.get_legend_handles_labels()[0]) > 1:
         ax.legend(fontsize=8)
-    name = f"{metric}"
-    fig.savefig(ctx.out / f"{name}.png", dpi=110)
-    fig.savefig(ctx.out / f"{name}.svg")
+    fig.savefig(ctx.out / f"{metric}.png", dpi=110)
+    fig.savefig(ctx.out / f"{metric}.svg")
     return Figure(
-        f"{name}.png",
+        f"{metric}.png",
         f"{metric} per grid point: mean over seeds with 95% Student-t confidence intervals"
         + (f" against {x_axis}." if x_axis else "."),
-        svg=f"{name}.svg",
+        svg=f"{metric}.svg",
     )
 
 
@@ -142,11 +141,4 @@ def generic(ctx: Context) -> Analysis:
     )
 
 
-def fmt_ci(mean: float, ci: float) -> str:
-    """``mean ± ci`` with a sensible number of digits."""
-    if not math.isfinite(mean):
-        return "–"
-    return f"{mean:.4g} ± {ci:.2g}" if math.isfinite(ci) else f"{mean:.4g}"
-
-
-__all__ = ["Analysis", "Context", "analysis_module", "fmt_ci", "generic", "generic_figure"]
+__all__ = ["Analysis", "Context", "analysis_module", "generic", "generic_figure"]

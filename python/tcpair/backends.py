@@ -169,6 +169,7 @@ class DaskBackend(Backend):
             self.client = Client(self.cluster)
             self.workers = n
             self.address = self.cluster.scheduler_address
+        self.name = f"dask at {self.address}"
 
     def map_unordered(self, fn, items, keys=None):  # type: ignore[no-untyped-def]
         from distributed import as_completed
@@ -190,9 +191,6 @@ class DaskBackend(Backend):
         finally:
             for f in futures:
                 f.cancel()
-
-    def describe(self) -> str:
-        return f"dask at {self.address} ({self.workers} worker{'s' if self.workers != 1 else ''})"
 
     def close(self) -> None:
         self.client.close()

@@ -396,12 +396,13 @@ def results_cmd(directory: Path, metric: str | None, as_json: bool) -> None:
     stores = [directory] if is_store(directory) else stores_under(directory)
     if not stores:
         raise ScenarioError(f"{directory}: not a tcpair sweep directory (no sweep.json here)")
-    summaries = [_results_of(d, metric) for d in stores]
+    summaries = [_results_of(d, metric, print_table=not as_json) for d in stores]
     if as_json:
         click.echo(json.dumps(summaries[0] if is_store(directory) else summaries))
 
 
-def _results_of(directory: Path, metric: str | None) -> dict[str, Any]:
+def _results_of(directory: Path, metric: str | None, *, print_table: bool) -> dict[str, Any]:
+    """One store's per-point table and failures; printed unless JSON is wanted."""
     from tcpair.runner import open_sweep
 
     res = open_sweep(directory)
@@ -415,8 +416,7 @@ def _results_of(directory: Path, metric: str | None) -> dict[str, Any]:
         "points": json.loads(pts.to_json(orient="records")),
         "failures": json.loads(fails.to_json(orient="records")),
     }
-    ctx = click.get_current_context()
-    if ctx.params.get("as_json"):
+    if not print_table:
         return summary
     _print_points(pts, metric)
     runs = res.runs.drop_duplicates("run_key")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,11 @@ OK = "ok"
 FAILED = "failed"
 MISSING = "missing"
 DEFAULT_MAX_SEEDS = 30
+
+
+def store_dir(spec: SweepSpec, out: str | Path | None) -> Path:
+    """Where a sweep's results go: ``out``, else ``results/<name>``."""
+    return Path(out) if out is not None else Path("results") / spec.name
 
 
 def version_string() -> str:
@@ -123,12 +127,9 @@ def task_rows(
 class ExecStats:
     """What one :func:`execute` call did."""
 
-    planned: int = 0
-    unique: int = 0
     skipped: int = 0
     executed: int = 0
     failed: int = 0
-    wall_s: float = 0.0
 
 
 def _progress(console: Console, enabled: bool) -> Progress:
@@ -159,7 +160,6 @@ def execute(
     description: str = "runs",
 ) -> ExecStats:
     """Run every task the store lacks and store each as it finishes."""
-    t0 = time.perf_counter()
     unique: dict[str, Task] = {}
     for t in tasks:
         unique.setdefault(t.key, t)
@@ -167,7 +167,7 @@ def execute(
     todo = [
         t for k, t in unique.items() if k not in stored or (retry_failed and stored[k] == FAILED)
     ]
-    stats = ExecStats(planned=len(tasks), unique=len(unique), skipped=len(unique) - len(todo))
+    stats = ExecStats(skipped=len(unique) - len(todo))
     console = console or Console(stderr=True)
     with _progress(console, progress) as bar:
         pid = bar.add_task(description, total=len(unique), completed=stats.skipped, failed=0)
@@ -182,7 +182,6 @@ def execute(
             if rows.column("status")[0].as_py() != OK:
                 stats.failed += 1
             bar.update(pid, advance=1, failed=stats.failed)
-    stats.wall_s = time.perf_counter() - t0
     return stats
 
 
@@ -219,12 +218,11 @@ def _preflight(spec: SweepSpec, tasks: Sequence[Task], metrics: Sequence[str]) -
         flows = json.loads(core.run(json.dumps(probe))).get("flows", [])
     except (ScenarioError, SimulationError):
         return
-    columns = set().union(*(f.keys() for f in flows)) if flows else set()
-    numeric = sorted(
-        k for f in flows[:1] for k, v in f.items() if isinstance(v, int | float) or v is None
-    )
+    if not flows:
+        return
     for m in metrics:
-        if flows and m not in columns:
+        if m not in flows[0]:
+            numeric = sorted(k for k, v in flows[0].items() if isinstance(v, int | float))
             raise ScenarioError(f"metric {m!r}: no such flow metric (one of: {', '.join(numeric)})")
 
 
@@ -298,17 +296,18 @@ def point_stats(
 
 
 def _unconverged(runs: pd.DataFrame, spec: SweepSpec, metric: str, frac: float) -> set[int]:
-    """Points whose CI half-width exceeds ``frac`` of the mean for some flow."""
+    """Points whose CI half-width exceeds ``frac`` of the mean for some flow.
+
+    Points with no successful run have no statistics and are left alone: more
+    seeds would fail alike.
+    """
     pts = point_stats(runs, spec, metric)
-    planned = set(runs["point"].unique())
-    have = set(pts["point"].unique()) if len(pts) else set()
     bad: set[int] = set()
     for _, row in pts.iterrows():
         n, mean, ci = row[f"{metric}_n"], row[f"{metric}_mean"], row[f"{metric}_ci95"]
         if n < 2 or not math.isfinite(ci) or ci > frac * abs(mean):
             bad.add(int(row["point"]))
-    # Points with no successful run are left alone: more seeds would fail alike.
-    return bad & have & planned
+    return bad
 
 
 def run_sweep(
@@ -337,7 +336,7 @@ def run_sweep(
             f"--max-seeds: {max_seeds} is fewer than the sweep's {len(base_seeds)} seeds"
         )
     metric = ci_metric or spec.metric
-    directory = Path(out) if out is not None else Path("results") / spec.name
+    directory = store_dir(spec, out)
     version = version_string()
     tasks = spec.plan(quick, version)
     _preflight(spec, tasks, [metric])
@@ -394,7 +393,6 @@ def run_sweep(
     finally:
         if owned:
             be.close()
-    result._runs = None
     return result
 
 
@@ -437,7 +435,7 @@ def open_sweep(directory: str | Path) -> SweepResult:
 
 def dry_run(spec: SweepSpec, out: str | Path | None, quick: bool) -> dict[str, Any]:
     """What a sweep would do: grid size, runs, and how many the store already has."""
-    directory = Path(out) if out is not None else Path("results") / spec.name
+    directory = store_dir(spec, out)
     points, seeds, runs = spec.count(quick)
     info: dict[str, Any] = {
         "name": spec.name,

@@ -78,9 +78,8 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
             ),
             "mode": "quick" if result.quick else "full",
         }
-        title = spec.target.title if spec.target else (spec.title or spec.name)
         page = Page(
-            title=title,
+            title=spec.display_title,
             intro=found.intro or spec.description or spec.title,
             figures=found.figures,
             claims=claims,
@@ -135,8 +134,7 @@ def build_index(root: Path, expected: Sequence[tuple[str, str]] = ()) -> Path:
             runs = f"{st['runs']} runs, {st['failed']} failed"
         title = titles.get(name)
         if title is None and is_store(d):
-            spec = open_sweep(d).spec
-            title = spec.target.title if spec.target else (spec.title or spec.name)
+            title = open_sweep(d).spec.display_title
         entries.append(
             IndexEntry(
                 name=name,

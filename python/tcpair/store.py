@@ -64,8 +64,7 @@ def _fsync_write(path: Path, write: Any) -> None:
         raise
 
 
-def _write_table(path: Path, data: pd.DataFrame | pa.Table) -> None:
-    table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)
+def _write_table(path: Path, table: pa.Table) -> None:
     _fsync_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -145,22 +144,14 @@ class Store:
                     with contextlib.suppress(OSError):
                         p.unlink()
 
-    def put(
-        self,
-        key: str,
-        rows: pd.DataFrame | pa.Table,
-        tables: Mapping[str, pd.DataFrame | pa.Table],
-    ) -> None:
+    def put(self, key: str, rows: pa.Table, tables: Mapping[str, pa.Table]) -> None:
         """Store one finished run (its kept tables first, the run file last)."""
-        for name, df in tables.items():
+        for name, table in tables.items():
             d = self.table_dir(name)
             d.mkdir(parents=True, exist_ok=True)
-            _write_table(d / f"{key}.parquet", df)
-        table = (
-            rows if isinstance(rows, pa.Table) else pa.Table.from_pandas(rows, preserve_index=False)
-        )
-        _write_table(self.runs_dir / f"{key}.parquet", table)
-        self._written[key] = table
+            _write_table(d / f"{key}.parquet", table)
+        _write_table(self.runs_dir / f"{key}.parquet", rows)
+        self._written[key] = rows
 
     def save_sweep(self, definition: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -249,4 +240,4 @@ def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.Da
     return store.load(with_scenario=with_scenario)
 
 
-__all__ = ["Store", "StoreLocked", "load_results", "write_json"]
+__all__ = ["Store", "StoreLocked", "load_results"]

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from tcpair._errors import ScenarioError
+from tcpair.api import TABLES as API_TABLES
 from tcpair.paths import sweep_path
 from tcpair.scenario import Scenario, load_scenario, set_path
 
@@ -60,7 +61,8 @@ RESERVED = frozenset(
         "flow",
     }
 )
-TABLES = ("drops", "recoveries", "timeseries")
+# Per-packet tables a sweep may keep (``flows`` is in every run's rows anyway).
+KEEPABLE = tuple(t for t in API_TABLES if t != "flows")
 TOP_KEYS = {
     "name",
     "title",
@@ -117,9 +119,6 @@ class Axis:
     labels: tuple[Any, ...]
     quick: tuple[int, ...] | None = None  # indices kept in quick mode
 
-    def __len__(self) -> int:
-        return len(self.values)
-
     def indices(self, quick: bool) -> Sequence[int]:
         return self.quick if quick and self.quick is not None else range(len(self.values))
 
@@ -165,15 +164,16 @@ class SweepSpec:
     raw: Mapping[str, Any] = field(default_factory=dict)
 
     @property
+    def display_title(self) -> str:
+        """The target's title, else the sweep's title, else its name."""
+        return self.target.title if self.target else (self.title or self.name)
+
+    @property
     def axis_names(self) -> list[str]:
         return [a.name for a in self.axes]
 
     def seeds_for(self, quick: bool) -> tuple[int, ...]:
         return self.quick_seeds if quick and self.quick_seeds is not None else self.seeds
-
-    def points(self, quick: bool = False) -> list[dict[str, Any]]:
-        """Every grid point's labels, in grid order (first axis slowest)."""
-        return [labels for labels, _ in self._grid(quick)]
 
     def _grid(self, quick: bool) -> Iterable[tuple[dict[str, Any], list[tuple[str, Any]]]]:
         ranges = [a.indices(quick) for a in self.axes]
@@ -189,10 +189,10 @@ class SweepSpec:
         """The base scenario with ``set`` (and in quick mode ``quick.set``) applied."""
         sc = copy.deepcopy(self.scenario)
         for key, value in self.fixed.items():
-            _set(sc, key, value, "set")
+            set_path(sc, key, value, what="set")
         if quick:
             for key, value in self.quick_fixed.items():
-                _set(sc, key, value, "quick.set")
+                set_path(sc, key, value, what="quick.set")
         return sc
 
     def plan(
@@ -208,7 +208,7 @@ class SweepSpec:
         for point, (labels, settings) in enumerate(self._grid(quick)):
             sc = copy.deepcopy(base)
             for key, value in settings:
-                _set(sc, key, copy.deepcopy(value), "axis")
+                set_path(sc, key, copy.deepcopy(value), what="axis")
             for seed in (seeds or {}).get(point, default_seeds):
                 run_sc = copy.deepcopy(sc)
                 set_path(run_sc, "run.seed", int(seed))
@@ -229,15 +229,6 @@ class SweepSpec:
         out["scenario"] = copy.deepcopy(self.scenario)
         out["name"] = self.name
         return out
-
-
-def _set(sc: Scenario, key: str, value: Any, where: str) -> None:
-    try:
-        set_path(sc, key, value, what=where)
-    except ScenarioError:
-        raise
-    except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
-        raise _err(f"{where} {key}", str(exc)) from None
 
 
 def run_key(scenario: Mapping[str, Any], seed: int, version: str) -> str:
@@ -409,8 +400,8 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
     if not isinstance(metric, str) or not metric:
         raise _err("metric", f"expected a column name, got {metric!r}")
     keep = raw.get("keep", [])
-    if not isinstance(keep, list) or any(k not in TABLES for k in keep):
-        raise _err("keep", f"expected a list drawn from {list(TABLES)}, got {keep!r}")
+    if not isinstance(keep, list) or any(k not in KEEPABLE for k in keep):
+        raise _err("keep", f"expected a list drawn from {list(KEEPABLE)}, got {keep!r}")
     axes_raw = raw.get("axis", [])
     if not isinstance(axes_raw, list):
         raise _err("axis", "expected an array of tables ([[axis]])")
@@ -442,7 +433,7 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
     probe = spec.base(quick=True)
     for axis in axes:
         for key, value in zip(axis.params, axis.values[0], strict=True):
-            _set(copy.deepcopy(probe), key, value, f"axis {axis.name!r}")
+            set_path(copy.deepcopy(probe), key, value, what=f"axis {axis.name!r}")
     return spec
 
 

@@ -67,6 +67,16 @@ def test_sweep_stores_every_run_once(tmp_path: Path) -> None:
     assert pts.loc[pts["p"] == 0.0, "goodput_kbps_mean"].item() > 1900
 
 
+def test_kept_tables_are_stored_per_run(tmp_path: Path) -> None:
+    res = tcpair.sweep(
+        small_sweep([0.05], seeds=2, keep=["drops"]), tmp_path / "s", jobs=1, progress=False
+    )
+    drops = Store(tmp_path / "s").load_table("drops")
+    assert set(drops["run_key"]) == {t.key for t in res.tasks}
+    assert len(drops) > 0 and set(drops["cause"]) == {"corruption"}
+    assert Store(tmp_path / "s").load_table("timeseries").empty
+
+
 def test_other_readers(tmp_path: Path) -> None:
     tcpair.sweep(small_sweep([0.01], seeds=1), tmp_path / "s", jobs=1, progress=False)
     path = str(tmp_path / "s" / "runs.parquet")
