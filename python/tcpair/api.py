@@ -25,7 +25,7 @@ from tcpair.scenario import Scenario, apply_overrides, load_scenario
 
 ScenarioSource = Mapping[str, Any] | str | Path
 
-TABLES = ("flows", "drops", "recoveries", "timeseries")
+TABLES = ("flows", "drops", "recoveries", "timeseries", "bs_state", "bs_counters")
 
 
 def prepare(
@@ -82,6 +82,16 @@ class Result:
     @property
     def timeseries(self) -> pd.DataFrame:
         return _frame(self.raw.get("timeseries"))
+
+    @property
+    def bs_state(self) -> pd.DataFrame:
+        """State held by each BS agent (per flow and ``total``): peak and time-average."""
+        return _frame(self.raw.get("bs_state"))
+
+    @property
+    def bs_counters(self) -> pd.DataFrame:
+        """BS agents' own counters (local retransmissions, suppressed DUPACKs, ...)."""
+        return _frame(self.raw.get("bs_counters"))
 
     def table(self, name: str) -> pd.DataFrame:
         """A table by name (one of :data:`TABLES`)."""

@@ -4,9 +4,11 @@
 //! Layers (each uses only those above it in this list):
 //! `engine` (time, events, random streams) -> `packet` -> `net` (nodes, links,
 //! routing) with `impair` (error models and other impairments per link
-//! direction) -> `tcp` (sans-IO senders and sinks) -> `metrics` -> `scenario`
+//! direction) -> `bs` (base-station agents) and `tcp` (sans-IO senders and
+//! sinks) -> `metrics` -> `scenario`
 //! (schema and validation) -> `sim` (wires it all together and runs).
 
+pub mod bs;
 pub mod engine;
 pub mod error;
 pub mod impair;
@@ -24,6 +26,7 @@ pub fn catalog() -> serde_json::Value {
     serde_json::json!({
         "variants": tcp::Variant::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
         "error_models": impair::REGISTRY.iter().map(|m| serde_json::json!({"name": m.name, "summary": m.summary})).collect::<Vec<_>>(),
+        "bs_agents": bs::REGISTRY.iter().map(|a| serde_json::json!({"name": a.name, "summary": a.summary})).collect::<Vec<_>>(),
         "impairments": ["loss", "reorder", "duplicate", "outages"],
         "link_kinds": ["wired", "wireless"],
         "node_kinds": ["host", "router"],

@@ -57,6 +57,43 @@ impl SackBlocks {
     }
 }
 
+/// At most this many Syndrome counters ride on one packet: one per
+/// Syndrome BS on the path (MH -> MH crosses two; paper 000 §3).
+pub const MAX_SYN_TAGS: usize = 2;
+
+/// Syndrome's attached number (AN) as set by one BS (paper 000 §3): which BS
+/// (node id + 1; 0 = empty slot), whether the wireless hop lies downstream of
+/// it (FH -> MH, Table 2) or upstream (MH -> FH, Table 3), and the counter.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SynTag {
+    pub bs: u32,
+    pub downstream_wireless: bool,
+    pub an: u32,
+}
+
+/// The Syndrome option: up to [`MAX_SYN_TAGS`] tags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SynTags(pub [SynTag; MAX_SYN_TAGS]);
+
+impl SynTags {
+    /// Set (or overwrite) the tag of BS `bs`; returns false if no slot is free.
+    pub fn set(&mut self, tag: SynTag) -> bool {
+        for t in self.0.iter_mut() {
+            if t.bs == tag.bs || t.bs == 0 {
+                *t = tag;
+                return true;
+            }
+        }
+        false
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &SynTag> {
+        self.0.iter().filter(|t| t.bs != 0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|t| t.bs == 0)
+    }
+}
+
 /// Flag bits.
 pub mod flags {
     /// Explicit Loss Notification: the loss this ACK reports was not congestion.
@@ -87,6 +124,8 @@ pub struct Packet {
     /// `sent_at` of the data packet that triggered the ACK.
     pub ts_echo: Time,
     pub sack: SackBlocks,
+    /// Syndrome attached numbers (data packets relayed by Syndrome BSs).
+    pub syn: SynTags,
     /// Index of the next hop on the flow's precomputed path (source routing of
     /// static shortest paths; see `net::Routes`).
     pub hop: u16,
@@ -186,6 +225,7 @@ mod tests {
             sent_at: 0,
             ts_echo: 0,
             sack: SackBlocks::default(),
+            syn: SynTags::default(),
             hop: 0,
         }
     }

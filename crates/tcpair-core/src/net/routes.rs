@@ -59,6 +59,11 @@ impl Routes {
         (self.paths.len() - 1) as u32
     }
 
+    /// The whole path `path`.
+    pub fn path(&self, path: u32) -> &[DirId] {
+        &self.paths[path as usize]
+    }
+
     /// Link direction for hop `hop` of path `path`, or `None` at the destination.
     #[inline]
     pub fn hop(&self, path: u32, hop: u16) -> Option<DirId> {

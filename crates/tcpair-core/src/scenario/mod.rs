@@ -48,6 +48,8 @@ pub struct Scenario {
     pub timeseries: bool,
     pub sample_interval: Time,
     pub throughput_window: Time,
+    /// BS agents per node, in chain order (validated specs; `sim` builds them).
+    pub bs: Vec<(NodeId, Vec<serde_json::Value>)>,
 }
 
 /// Parse TOML text into the generic value tree the schema is read from.
@@ -209,6 +211,15 @@ impl Scenario {
         topo.dirs = dirs;
         topo.link_names = link_names;
 
+        // Nodes carrying a Syndrome counter (for the receivers' check).
+        let spec_bs_nodes: Vec<NodeId> = spec
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.bs.iter().any(|a| agent_name(a) == Some("syndrome")))
+            .map(|(i, _)| i as NodeId)
+            .collect();
+
         // Flows.
         if spec.flows.is_empty() {
             return Err(err("flows", "a scenario needs at least one flow"));
@@ -308,6 +319,7 @@ impl Scenario {
                 .to_config(&format!("{p}.tcp"), variant, f.window, f.segments)?;
             let sink = SinkConfig {
                 delayed_ack: f.sink.delayed_ack,
+                syndrome: f.sink.syndrome,
                 delack_timeout: secs(check_secs(
                     &format!("{p}.sink.delack_timeout"),
                     &f.sink.delack_timeout,
@@ -316,6 +328,9 @@ impl Scenario {
                 sack: f.sink.sack.unwrap_or(variant == Variant::Sack),
             };
             f.sink.sack = Some(sink.sack);
+            if let Some(n) = sink_syndrome_missing(&f.sink, &topo, &data_path, &spec_bs_nodes) {
+                return Err(err(format!("{p}.sink.syndrome"), n));
+            }
             if variant == Variant::Sack && !sink.sack {
                 return Err(err(
                     format!("{p}.sink.sack"),
@@ -337,6 +352,8 @@ impl Scenario {
             });
         }
 
+        let bs = check_bs(&spec, &topo, &flows)?;
+
         let interval = check_secs("output.interval", &spec.output.interval, false)?;
         let window = check_secs(
             "output.throughput_window",
@@ -352,6 +369,7 @@ impl Scenario {
             timeseries: spec.output.timeseries,
             sample_interval: secs(interval),
             throughput_window: secs(window),
+            bs,
             spec,
         };
         Ok((scenario, topo))
@@ -386,6 +404,7 @@ impl TcpSpec {
             granularity: t("granularity", &self.granularity, d.granularity)?,
             max_backoff: self.max_backoff.unwrap_or(d.max_backoff),
             total_segments: segments,
+            eln: self.eln.unwrap_or(d.eln),
         };
         if !cfg.initial_cwnd.is_finite() || cfg.initial_cwnd < 1.0 {
             return Err(err(
@@ -423,4 +442,94 @@ impl TcpSpec {
         }
         Ok(cfg)
     }
+}
+
+/// The registry name of a BS agent spec, if it has one.
+fn agent_name(v: &serde_json::Value) -> Option<&str> {
+    match v {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Object(m) => m.get("agent").and_then(|a| a.as_str()),
+        _ => None,
+    }
+}
+
+/// A Syndrome receiver needs a Syndrome counter on a node of its data path
+/// that sits next to a wireless hop; the message says what is missing.
+fn sink_syndrome_missing(
+    sink: &SinkSpec,
+    topo: &Topology,
+    data_path: &[DirId],
+    syndrome_nodes: &[NodeId],
+) -> Option<String> {
+    if !sink.syndrome {
+        return None;
+    }
+    let ok = data_path.windows(2).any(|w| {
+        let (a, b) = (&topo.dirs[w[0] as usize], &topo.dirs[w[1] as usize]);
+        syndrome_nodes.contains(&a.to)
+            && (a.kind == LinkKind::Wireless || b.kind == LinkKind::Wireless)
+    });
+    (!ok).then(|| {
+        "true needs a `syndrome` BS agent on a node of the flow's path next to a wireless link \
+         (e.g. bs = [\"syndrome\"] on the base station), found none"
+            .to_string()
+    })
+}
+
+/// Validate every node's BS agents: each builds, and each node with agents
+/// forwards at least one flow across a wireless hop next to it.
+fn check_bs(
+    spec: &ScenarioSpec,
+    topo: &Topology,
+    flows: &[FlowPlan],
+) -> Result<Vec<(NodeId, Vec<serde_json::Value>)>, ConfigError> {
+    let mut out = Vec::new();
+    for (i, n) in spec.nodes.iter().enumerate() {
+        if n.bs.is_empty() {
+            continue;
+        }
+        let node = i as NodeId;
+        for (j, a) in n.bs.iter().enumerate() {
+            crate::bs::build_agent(a, node, &format!("nodes[{i}].bs[{j}]"))?;
+        }
+        // Does some flow pass through (not end at) this node, and does it
+        // enter or leave over a wireless link there?
+        let mut crosses = false;
+        let mut wireless = false;
+        for f in flows {
+            for path in [&f.data_path, &f.ack_path] {
+                for w in path.windows(2) {
+                    let (a, b) = (&topo.dirs[w[0] as usize], &topo.dirs[w[1] as usize]);
+                    if a.to == node {
+                        crosses = true;
+                        wireless |= a.kind == LinkKind::Wireless || b.kind == LinkKind::Wireless;
+                    }
+                }
+            }
+        }
+        let path = format!("nodes[{i}].bs");
+        if !crosses {
+            return Err(err(
+                path,
+                format!(
+                    "node {:?} has BS agents but no flow passes through it; put them on the \
+                     base station that forwards the flow",
+                    n.name
+                ),
+            ));
+        }
+        if !wireless {
+            return Err(err(
+                path,
+                format!(
+                    "node {:?} has BS agents but no flow through it crosses a wireless link \
+                     there (BS agents act on the wireless hop next to them; mark that link \
+                     kind = \"wireless\")",
+                    n.name
+                ),
+            ));
+        }
+        out.push((node, n.bs.clone()));
+    }
+    Ok(out)
 }

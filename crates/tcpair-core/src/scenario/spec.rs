@@ -57,6 +57,10 @@ pub struct NodeSpec {
     pub name: String,
     #[serde(default)]
     pub kind: NodeKindSpec,
+    /// BS agents, in chain order: names (`"snoop"`) or tables with an
+    /// `agent` key and parameters (see `bs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bs: Vec<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
@@ -177,6 +181,9 @@ pub struct TcpSpec {
     pub granularity: Option<Quantity>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_backoff: Option<u32>,
+    /// Respond to ELN: three duplicate ACKs with ELN -> retransmit, keep cwnd.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eln: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -189,6 +196,11 @@ pub struct SinkSpec {
     /// Default: on for the sack variant, off otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
+    /// Syndrome receiver (paper 000): infer wireless losses from the BS's
+    /// attached numbers and set ELN on their duplicate ACKs. Needs a
+    /// `syndrome` BS agent on the flow's path.
+    #[serde(default)]
+    pub syndrome: bool,
 }
 
 impl Default for SinkSpec {
@@ -197,6 +209,7 @@ impl Default for SinkSpec {
             delayed_ack: false,
             delack_timeout: default_delack(),
             sack: None,
+            syndrome: false,
         }
     }
 }

@@ -10,6 +10,7 @@ mod result;
 
 pub use result::{FlowResult, PacketCounters, RunResult};
 
+use crate::bs::{BsAgent, BsCtx, BsOut, Verdict};
 use crate::engine::{EventQueue, Time};
 use crate::error::{ConfigError, SimError};
 use crate::impair::{DropCause, PipeOut};
@@ -17,7 +18,7 @@ use crate::metrics::{
     DropCauseKind, DropRecord, Histogram, RecoveryKind, RecoveryRecord, Sample, SinkCounters,
 };
 use crate::net::{Accept, DirId, LinkKind, Routes, Topology};
-use crate::packet::{flags, Arena, FlowId, Packet, PktKind, PktRef, Retx, SackBlocks};
+use crate::packet::{flags, Arena, FlowId, Packet, PktKind, PktRef, Retx, SackBlocks, SynTags};
 use crate::scenario::{FlowPlan, Scenario};
 use crate::tcp::{
     AckInfo, RecoveryEvent, SenderOutput, SenderStats, SinkOutput, TcpSender, TcpSink,
@@ -43,6 +44,9 @@ enum Ev {
     PipeTimer {
         dir: DirId,
     },
+    BsTimer {
+        agent: u32,
+    },
     Warmup,
     Sample,
 }
@@ -52,7 +56,9 @@ pub(crate) struct FlowState {
     data_path: u32,
     ack_path: u32,
     pub sender: TcpSender,
-    sink: TcpSink,
+    pub sink: TcpSink,
+    /// Syndrome receiver counters at the end of the warm-up.
+    pub syndrome_base: Option<crate::tcp::syndrome::SyndromeStats>,
     snd_timer_at: Option<Time>,
     sink_timer_at: Option<Time>,
     pub sink_c: SinkCounters,
@@ -63,6 +69,10 @@ pub(crate) struct FlowState {
     /// a delivery. Looked up when the sender retransmits.
     lost: HashMap<u32, (DropCauseKind, LinkKind)>,
     pub finished_at: Option<Time>,
+    /// Data packets injected by BS agents (local retransmissions), and the
+    /// count at the end of the warm-up.
+    pub bs_retx: u64,
+    pub base_bs_retx: u64,
     /// (time, delivered segments) at recent samples, for moving-window throughput.
     tput_hist: VecDeque<(Time, u64)>,
 }
@@ -84,6 +94,13 @@ pub struct Sim {
     pub(crate) recoveries: Vec<RecoveryRecord>,
     pub(crate) samples: Vec<Sample>,
     pub(crate) counters: PacketCounters,
+    /// BS agents of all nodes; a node's chain is a contiguous range.
+    pub(crate) agents: Vec<Box<dyn BsAgent>>,
+    pub(crate) agent_node: Vec<crate::packet::NodeId>,
+    /// Per node: the range of its agents in `agents`.
+    node_chain: Vec<Option<(u32, u32)>>,
+    agent_timer_at: Vec<Option<Time>>,
+    bs_out: BsOut,
 }
 
 impl Sim {
@@ -107,6 +124,10 @@ impl Sim {
                     ack_path: routes.add(plan.ack_path.clone()),
                     sender: TcpSender::new(plan.tcp.clone()),
                     sink: TcpSink::new(plan.sink.clone()),
+                    syndrome_base: plan
+                        .sink
+                        .syndrome
+                        .then(crate::tcp::syndrome::SyndromeStats::default),
                     plan: plan.clone(),
                     snd_timer_at: None,
                     sink_timer_at: None,
@@ -116,12 +137,28 @@ impl Sim {
                     delay: Histogram::new(),
                     lost: HashMap::new(),
                     finished_at: None,
+                    bs_retx: 0,
+                    base_bs_retx: 0,
                     tput_hist: VecDeque::new(),
                 }
             })
             .collect();
         if scenario.warmup > 0 {
             q.schedule(scenario.warmup, Ev::Warmup);
+        }
+        let mut agents: Vec<Box<dyn BsAgent>> = Vec::new();
+        let mut agent_node = Vec::new();
+        let mut node_chain = vec![None; topo.nodes.len()];
+        for (node, specs) in &scenario.bs {
+            let start = agents.len() as u32;
+            for (j, a) in specs.iter().enumerate() {
+                let path = format!("nodes[{node}].bs[{j}]");
+                agents.push(
+                    crate::bs::build_agent(a, *node, &path).expect("validated by Scenario::build"),
+                );
+                agent_node.push(*node);
+            }
+            node_chain[*node as usize] = Some((start, agents.len() as u32));
         }
         if scenario.timeseries {
             q.schedule(0, Ev::Sample);
@@ -141,6 +178,11 @@ impl Sim {
             recoveries: Vec::new(),
             samples: Vec::new(),
             counters: PacketCounters::default(),
+            agent_timer_at: vec![None; agents.len()],
+            agents,
+            agent_node,
+            node_chain,
+            bs_out: BsOut::default(),
         }
     }
 
@@ -202,8 +244,13 @@ impl Sim {
             Ev::SenderTimer { flow } => self.on_sender_timer(flow),
             Ev::SinkTimer { flow } => self.on_sink_timer(flow),
             Ev::PipeTimer { dir } => self.on_pipe_timer(dir),
+            Ev::BsTimer { agent } => self.on_bs_timer(agent),
             Ev::Warmup => {
                 for f in &mut self.flows {
+                    f.base_bs_retx = f.bs_retx;
+                    if let Some(s) = f.sink.syndrome_stats() {
+                        f.syndrome_base = Some(*s);
+                    }
                     f.base_sink = f.sink_c;
                     f.base_sender = *f.sender.stats();
                     f.delay.clear();
@@ -216,8 +263,9 @@ impl Sim {
     // ---- network -------------------------------------------------------
 
     /// Send `pkt` on its next hop (or hand it to the local agent at the end).
+    /// Returns false if the next link's queue dropped it.
     #[inline]
-    fn forward(&mut self, pkt: PktRef) {
+    fn forward(&mut self, pkt: PktRef) -> bool {
         let p = self.arena.get(pkt);
         let f = &self.flows[p.flow as usize];
         let path = if p.kind == PktKind::Data {
@@ -226,7 +274,10 @@ impl Sim {
             f.ack_path
         };
         match self.routes.hop(path, p.hop) {
-            None => self.deliver_local(pkt),
+            None => {
+                self.deliver_local(pkt);
+                true
+            }
             Some(dir) => {
                 let now = self.q.now();
                 let size = p.size;
@@ -235,11 +286,131 @@ impl Sim {
                     Accept::ArrivesAt(t) => {
                         self.arena.get_mut(pkt).hop += 1;
                         self.q.schedule(t, Ev::Arrive { dir, pkt });
+                        true
                     }
-                    Accept::QueueFull => self.record_drop(dir, pkt, DropCauseKind::Queue),
+                    Accept::QueueFull => {
+                        self.record_drop(dir, pkt, DropCauseKind::Queue);
+                        false
+                    }
                 }
             }
         }
+    }
+
+    #[inline]
+    fn path_of(&self, p: &Packet) -> u32 {
+        let f = &self.flows[p.flow as usize];
+        if p.kind == PktKind::Data {
+            f.data_path
+        } else {
+            f.ack_path
+        }
+    }
+
+    /// `pkt` has reached the far end of `in_dir`: through the node's BS
+    /// agents (if it has any and the packet goes on), then onward.
+    #[inline]
+    fn at_node(&mut self, in_dir: DirId, pkt: PktRef) {
+        let node = self.topo.dirs[in_dir as usize].to;
+        if let Some((s, e)) = self.node_chain[node as usize] {
+            let p = self.arena.get(pkt);
+            if let Some(out_dir) = self.routes.hop(self.path_of(p), p.hop) {
+                let ctx = BsCtx {
+                    node,
+                    in_kind: self.topo.dirs[in_dir as usize].kind,
+                    out_kind: self.topo.dirs[out_dir as usize].kind,
+                };
+                self.run_chain(s, e, &ctx, pkt);
+                return;
+            }
+        }
+        self.forward(pkt);
+    }
+
+    /// Show `pkt` to agents `from..to` of one node, carry out what they ask,
+    /// and forward it unless one absorbed it.
+    fn run_chain(&mut self, from: u32, to: u32, ctx: &BsCtx, pkt: PktRef) {
+        let now = self.q.now();
+        for i in from..to {
+            let mut p = *self.arena.get(pkt);
+            let v = self.agents[i as usize].on_packet(now, ctx, &mut p, &mut self.bs_out);
+            *self.arena.get_mut(pkt) = p;
+            self.after_agent(i);
+            if v == Verdict::Absorb {
+                self.counters.absorbed += 1;
+                self.arena.free(pkt);
+                return;
+            }
+        }
+        let p = *self.arena.get(pkt);
+        if !self.forward(pkt) {
+            for i in from..to {
+                self.agents[i as usize].on_queue_drop(now, &p);
+            }
+        }
+    }
+
+    /// Inject what agent `i` asked for (through the rest of its node's
+    /// chain) and re-arm its timer.
+    fn after_agent(&mut self, i: u32) {
+        if !self.bs_out.inject.is_empty() {
+            let node = self.agent_node[i as usize];
+            let (_, end) = self.node_chain[node as usize].expect("agent's node has a chain");
+            let mut inj = std::mem::take(&mut self.bs_out.inject);
+            for mut p in inj.drain(..) {
+                let path = self.routes.path(self.path_of(&p));
+                let Some(h) = path
+                    .iter()
+                    .position(|&d| self.topo.dirs[d as usize].from == node)
+                else {
+                    debug_assert!(
+                        false,
+                        "agent injected a packet of a flow not routed via its node"
+                    );
+                    continue;
+                };
+                let out_dir = path[h];
+                let out_kind = self.topo.dirs[out_dir as usize].kind;
+                let in_kind = if h > 0 {
+                    self.topo.dirs[path[h - 1] as usize].kind
+                } else {
+                    out_kind
+                };
+                p.hop = h as u16;
+                if p.kind == PktKind::Data {
+                    self.flows[p.flow as usize].bs_retx += 1;
+                }
+                let r = self.arena.alloc(p);
+                self.counters.injected += 1;
+                let ctx = BsCtx {
+                    node,
+                    in_kind,
+                    out_kind,
+                };
+                self.run_chain(i + 1, end, &ctx, r);
+            }
+            if self.bs_out.inject.capacity() == 0 {
+                self.bs_out.inject = inj; // keep the buffer
+            }
+        }
+        if let Some(dl) = self.agents[i as usize].next_deadline() {
+            let slot = &mut self.agent_timer_at[i as usize];
+            if slot.is_none_or(|t| t > dl) {
+                *slot = Some(dl);
+                self.q
+                    .schedule(dl.max(self.q.now()), Ev::BsTimer { agent: i });
+            }
+        }
+    }
+
+    fn on_bs_timer(&mut self, i: u32) {
+        let now = self.q.now();
+        if self.agent_timer_at[i as usize] != Some(now) {
+            return; // superseded by an earlier deadline
+        }
+        self.agent_timer_at[i as usize] = None;
+        self.agents[i as usize].on_timer(now, &mut self.bs_out);
+        self.after_agent(i);
     }
 
     fn on_arrive(&mut self, dir: DirId, pkt: PktRef) {
@@ -247,7 +418,7 @@ impl Sim {
         let d = &mut self.topo.dirs[dir as usize];
         d.in_transit -= 1;
         if d.pipeline.is_transparent() {
-            self.forward(pkt);
+            self.at_node(dir, pkt);
             return;
         }
         let size = self.arena.get(pkt).size;
@@ -283,7 +454,7 @@ impl Sim {
     fn after_pipeline(&mut self, dir: DirId, out: &mut Vec<PipeOut>) {
         for o in out.drain(..) {
             match o {
-                PipeOut::Deliver(h) => self.forward(h),
+                PipeOut::Deliver(h) => self.at_node(dir, h),
                 PipeOut::Drop(h, cause) => {
                     let c = match cause {
                         DropCause::Corruption => DropCauseKind::Corruption,
@@ -341,7 +512,8 @@ impl Sim {
         let now = self.q.now();
         let flow = p.flow;
         let f = &mut self.flows[flow as usize];
-        f.sink.on_data(now, p.seq, p.sent_at, &mut self.sink_out);
+        f.sink
+            .on_data_tagged(now, p.seq, p.sent_at, &p.syn, &mut self.sink_out);
         f.sink_c.arrived += 1;
         if self.sink_out.duplicate {
             f.sink_c.duplicates += 1;
@@ -373,11 +545,12 @@ impl Sim {
                 sent_at: now,
                 ts_echo: ack.ts_echo,
                 sack: ack.sack,
+                syn: SynTags::default(),
                 hop: 0,
             };
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
-            self.forward(r);
+            let _ = self.forward(r);
         }
         let f = &mut self.flows[flow as usize];
         if let Some(d) = f.sink.timer_deadline() {
@@ -476,11 +649,12 @@ impl Sim {
                 sent_at: now,
                 ts_echo: 0,
                 sack: SackBlocks::default(),
+                syn: SynTags::default(),
                 hop: 0,
             };
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
-            self.forward(r);
+            let _ = self.forward(r);
         }
         self.snd_out = out;
         let f = &mut self.flows[flow as usize];

@@ -7,22 +7,28 @@ use crate::metrics::{jain_fairness, RecoveryKind};
 use crate::packet::{PktKind, Retx};
 use serde_json::{json, Map, Value};
 
-/// Conservation of packets: `sent + copies = delivered + dropped + in_flight`.
+/// Conservation of packets:
+/// `sent + copies + injected = delivered + dropped + absorbed + in_flight`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PacketCounters {
     /// Packets created by end-host agents (data and ACKs).
     pub sent: u64,
     /// Copies created by `duplicate` impairments.
     pub copies: u64,
+    /// Packets created by BS agents (local retransmissions).
+    pub injected: u64,
     /// Packets handed to their destination agent.
     pub delivered: u64,
     pub dropped: u64,
+    /// Packets discarded by BS agents on purpose (e.g. suppressed DUPACKs).
+    pub absorbed: u64,
     pub in_flight: u64,
 }
 
 impl PacketCounters {
     pub fn conserved(&self) -> bool {
-        self.sent + self.copies == self.delivered + self.dropped + self.in_flight
+        self.sent + self.copies + self.injected
+            == self.delivered + self.dropped + self.absorbed + self.in_flight
     }
 }
 
@@ -57,6 +63,15 @@ pub struct FlowResult {
     pub mean_rto_s: Option<f64>,
     pub mean_timeout_rto_s: Option<f64>,
     pub finished_at_s: Option<f64>,
+    /// Data packets retransmitted locally by BS agents.
+    pub bs_retransmits: u64,
+    /// ACKs that reached the sender with ELN set.
+    pub eln_acks: u64,
+    /// Fast retransmits without a window cut because of ELN.
+    pub eln_retransmits: u64,
+    /// Syndrome receiver: credits given, and syndromes the paper rules out.
+    pub syndrome_credits: u64,
+    pub impossible_syndromes: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -76,6 +91,11 @@ pub struct RunResult {
     pub drops: Value,
     pub recoveries: Value,
     pub timeseries: Value,
+    /// State held by each BS agent: per flow and in total, peak and
+    /// time-average over the whole run.
+    pub bs_state: Value,
+    /// Agent-specific counters, one row per (agent, flow, counter).
+    pub bs_counters: Value,
 }
 
 fn ns_mean(sum: u128, n: u64) -> Option<f64> {
@@ -138,6 +158,19 @@ impl RunResult {
                 mean_rto_s: ns_mean(st.rto_after_sample_sum_ns, st.rtt_samples),
                 mean_timeout_rto_s: ns_mean(st.timeout_rto_sum_ns, st.timeouts),
                 finished_at_s: f.finished_at.map(to_secs),
+                bs_retransmits: f.bs_retx - f.base_bs_retx,
+                eln_acks: st.eln_acks - base.eln_acks,
+                eln_retransmits: st.eln_retransmits - base.eln_retransmits,
+                syndrome_credits: f.syndrome_base.map_or(0, |b| {
+                    f.sink
+                        .syndrome_stats()
+                        .map_or(0, |s| s.credits_given - b.credits_given)
+                }),
+                impossible_syndromes: f.syndrome_base.map_or(0, |b| {
+                    f.sink
+                        .syndrome_stats()
+                        .map_or(0, |s| s.impossible - b.impossible)
+                }),
             });
         }
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
@@ -230,6 +263,46 @@ impl RunResult {
                 s.throughput_kbps.into(),
             ]);
         }
+        let mut bs_state = Columns::new(&[
+            "node",
+            "agent",
+            "flow",
+            "pkts_peak",
+            "pkts_mean",
+            "bytes_peak",
+            "bytes_mean",
+        ]);
+        let mut bs_counters = Columns::new(&["node", "agent", "flow", "counter", "value"]);
+        for (i, a) in sim.agents.iter().enumerate() {
+            let node: Value = topo.nodes[sim.agent_node[i] as usize].name.as_str().into();
+            let m = a.meters();
+            let mut row = |flow: Value, s: crate::bs::StateSummary| {
+                bs_state.push(vec![
+                    node.clone(),
+                    a.name().into(),
+                    flow,
+                    s.pkts_peak.into(),
+                    s.pkts_mean.into(),
+                    s.bytes_peak.into(),
+                    s.bytes_mean.into(),
+                ]);
+            };
+            for (fl, meter) in m.flows() {
+                row(flow_name(fl), meter.summary(end));
+            }
+            row("total".into(), m.total.summary(end));
+            for (fl, _) in m.flows() {
+                for (c, v) in a.counters(fl) {
+                    bs_counters.push(vec![
+                        node.clone(),
+                        a.name().into(),
+                        flow_name(fl),
+                        c.into(),
+                        v.into(),
+                    ]);
+                }
+            }
+        }
         RunResult {
             seed: sc.seed,
             duration_s: to_secs(sc.duration),
@@ -246,6 +319,8 @@ impl RunResult {
             drops: drops.into_value(),
             recoveries: recoveries.into_value(),
             timeseries: ts.into_value(),
+            bs_state: bs_state.into_value(),
+            bs_counters: bs_counters.into_value(),
         }
     }
 
@@ -268,6 +343,10 @@ impl RunResult {
                     "delay_p95_s": f.delay_p95_s, "delay_p99_s": f.delay_p99_s,
                     "mean_rtt_s": f.mean_rtt_s, "mean_rto_s": f.mean_rto_s,
                     "mean_timeout_rto_s": f.mean_timeout_rto_s, "finished_at_s": f.finished_at_s,
+                    "bs_retransmits": f.bs_retransmits, "eln_acks": f.eln_acks,
+                    "eln_retransmits": f.eln_retransmits,
+                    "syndrome_credits": f.syndrome_credits,
+                    "impossible_syndromes": f.impossible_syndromes,
                 })
             })
             .collect();
@@ -279,6 +358,7 @@ impl RunResult {
                 "jain_fairness": self.jain_fairness,
                 "packets": {
                     "sent": self.packets.sent, "copies": self.packets.copies,
+                    "injected": self.packets.injected, "absorbed": self.packets.absorbed,
                     "delivered": self.packets.delivered, "dropped": self.packets.dropped,
                     "in_flight": self.packets.in_flight,
                 },
@@ -287,6 +367,8 @@ impl RunResult {
             "drops": self.drops,
             "recoveries": self.recoveries,
             "timeseries": self.timeseries,
+            "bs_state": self.bs_state,
+            "bs_counters": self.bs_counters,
         })
     }
 }

@@ -16,6 +16,7 @@ pub mod rto;
 pub mod scoreboard;
 pub mod sender;
 pub mod sink;
+pub mod syndrome;
 
 pub use rto::RtoEstimator;
 pub use sender::TcpSender;
@@ -68,6 +69,10 @@ pub struct TcpConfig {
     pub max_backoff: u32,
     /// Number of segments to send; `None` is a bulk (infinite) source.
     pub total_segments: Option<u64>,
+    /// ELN-aware sender (paper 000 Fig. 1 lines 19-22; ELN-Snoop): when the
+    /// duplicate ACK that reaches the threshold carries ELN, retransmit the
+    /// missing segment and keep cwnd and ssthresh.
+    pub eln: bool,
 }
 
 impl Default for TcpConfig {
@@ -85,6 +90,7 @@ impl Default for TcpConfig {
             granularity: 10 * MS,
             max_backoff: 64,
             total_segments: None,
+            eln: false,
         }
     }
 }
@@ -151,4 +157,8 @@ pub struct SenderStats {
     pub rtt_samples: u64,
     /// Sum of the (un-backed-off) RTO value computed after each RTT sample.
     pub rto_after_sample_sum_ns: u128,
+    /// ACKs received with the ELN bit set.
+    pub eln_acks: u64,
+    /// Fast retransmits made without a window cut because of ELN.
+    pub eln_retransmits: u64,
 }

@@ -41,6 +41,8 @@ pub struct TcpSender {
     sb: Scoreboard,
     /// RFC 6675 HighRxt.
     high_rxt: Option<u32>,
+    /// Last segment retransmitted because of ELN duplicate ACKs.
+    eln_rxmit: Option<u32>,
     started: bool,
     stats: SenderStats,
 }
@@ -70,6 +72,7 @@ impl TcpSender {
             last_timeout_una: None,
             sb: Scoreboard::new(),
             high_rxt: None,
+            eln_rxmit: None,
             started: false,
             stats: SenderStats::default(),
             cfg,
@@ -96,10 +99,17 @@ impl TcpSender {
                 self.sb.mark_sacked(s, e);
             }
         }
+        if ack.eln {
+            self.stats.eln_acks += 1;
+        }
         if a > self.snd_una {
             self.new_ack(now, a, out);
         } else if a == self.snd_una && self.max_sent > self.snd_una {
-            self.dup_ack(now, out);
+            if self.cfg.eln && ack.eln && !self.in_recovery {
+                self.eln_dup_ack(now, out);
+            } else {
+                self.dup_ack(now, out);
+            }
         }
         // An old ACK (a < snd_una) only contributes its SACK blocks.
         if self.cfg.variant == Variant::Sack && !self.in_recovery && self.may_enter_recovery() {
@@ -317,6 +327,29 @@ impl TcpSender {
                 }
             }
         }
+    }
+
+    /// A duplicate ACK carrying ELN, outside recovery (paper 000 Fig. 1 lines
+    /// 19-20: "retransmit the lost packet only, but do not reduce the
+    /// congestion window"). As ns-2's `tcp_eln`, the window is neither cut
+    /// nor inflated; the segment is retransmitted once per hole (a second
+    /// retransmission of the same hole is left to the timer).
+    fn eln_dup_ack(&mut self, now: Time, out: &mut SenderOutput) {
+        self.dupacks += 1;
+        if self.dupacks != self.cfg.dupack_threshold || self.eln_rxmit == Some(self.snd_una) {
+            return;
+        }
+        let seq = self.snd_una;
+        self.eln_rxmit = Some(seq);
+        self.stats.fast_retransmits += 1;
+        self.stats.eln_retransmits += 1;
+        self.rtt_seq = None;
+        out.events.push(RecoveryEvent::FastRetransmit {
+            seq,
+            window_cut: false,
+        });
+        self.transmit(now, seq, out);
+        self.rto_deadline = Some(now + self.rto.rto());
     }
 
     /// FlightSize for ssthresh: outstanding minus limited-transmit segments.

@@ -5,9 +5,10 @@
 //! `rcv_nxt`) that grows only when a larger gap than ever before is seen, so
 //! steady state allocates nothing.
 
+use super::syndrome::{SyndromeRx, SyndromeStats};
 use super::AckInfo;
 use crate::engine::{Time, MS};
-use crate::packet::{SackBlocks, MAX_SACK_BLOCKS};
+use crate::packet::{SackBlocks, SynTags, MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
 
 /// How many recently received out-of-order segments are remembered to
@@ -21,6 +22,8 @@ pub struct SinkConfig {
     /// Delayed-ACK timer (ns-2 `DelAckSink interval_`: 100 ms).
     pub delack_timeout: Time,
     pub sack: bool,
+    /// Syndrome receiver (paper 000): see `tcp::syndrome`.
+    pub syndrome: bool,
 }
 
 impl Default for SinkConfig {
@@ -29,6 +32,7 @@ impl Default for SinkConfig {
             delayed_ack: false,
             delack_timeout: 100 * MS,
             sack: false,
+            syndrome: false,
         }
     }
 }
@@ -60,12 +64,12 @@ pub struct TcpSink {
     pending: Option<Time>,
     deadline: Option<Time>,
     acks_sent: u64,
+    syndrome: Option<SyndromeRx>,
 }
 
 impl TcpSink {
     pub fn new(cfg: SinkConfig) -> Self {
         Self {
-            cfg,
             rcv_nxt: 0,
             ooo: VecDeque::with_capacity(64),
             held_count: 0,
@@ -74,7 +78,14 @@ impl TcpSink {
             pending: None,
             deadline: None,
             acks_sent: 0,
+            syndrome: cfg.syndrome.then(SyndromeRx::new),
+            cfg,
         }
+    }
+
+    /// The Syndrome receiver's counters (None without `syndrome`).
+    pub fn syndrome_stats(&self) -> Option<&SyndromeStats> {
+        self.syndrome.as_ref().map(|r| r.stats())
     }
 
     pub fn rcv_nxt(&self) -> u32 {
@@ -100,7 +111,25 @@ impl TcpSink {
     }
 
     pub fn on_data(&mut self, now: Time, seq: u32, sent_at: Time, out: &mut SinkOutput) {
+        self.on_data_tagged(now, seq, sent_at, &SynTags::default(), out);
+    }
+
+    /// A data segment with its Syndrome tags (ignored without `syndrome`).
+    pub fn on_data_tagged(
+        &mut self,
+        now: Time,
+        seq: u32,
+        sent_at: Time,
+        tags: &SynTags,
+        out: &mut SinkOutput,
+    ) {
         *out = SinkOutput::default();
+        if let Some(rx) = self.syndrome.as_mut() {
+            rx.on_arrival(seq, tags);
+            if seq >= self.rcv_nxt {
+                rx.on_filled(seq);
+            }
+        }
         let had_ooo = self.held_count > 0;
         let immediate;
         if seq < self.rcv_nxt || self.held(seq) {
@@ -217,11 +246,15 @@ impl TcpSink {
                 }
             }
         }
+        let eln = match self.syndrome.as_mut() {
+            Some(rx) => rx.ack_eln(self.rcv_nxt),
+            None => false,
+        };
         AckInfo {
             ack: self.rcv_nxt,
             ts_echo: echo,
             sack,
-            eln: false,
+            eln,
         }
     }
 }
@@ -235,6 +268,7 @@ mod tests {
             delayed_ack: delayed,
             delack_timeout: 100 * MS,
             sack,
+            syndrome: false,
         })
     }
 

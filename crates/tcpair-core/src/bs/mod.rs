@@ -1,0 +1,174 @@
+//! Layer 4 (agents at base stations): a base station is a router with a
+//! chain of *BS agents* that see every packet it forwards, in both
+//! directions, and may rewrite it (options, the ELN bit), discard it, or
+//! inject packets (local retransmissions).
+//!
+//! Agents are sans-IO like the TCP end points: the `sim` layer calls
+//! [`BsAgent::on_packet`] with the packet and a [`BsCtx`] saying which way it
+//! travels relative to the wireless hop, and carries out the [`BsOut`]
+//! (injected packets continue through the rest of the chain, then onto the
+//! next link). Timers are lazy: the agent reports its next deadline and the
+//! sim calls [`BsAgent::on_timer`] when it is due.
+//!
+//! A new scheme is one new file implementing [`BsAgent`] plus one line in
+//! [`REGISTRY`].
+
+use crate::engine::Time;
+use crate::error::ConfigError;
+use crate::net::LinkKind;
+use crate::packet::{FlowId, NodeId, Packet};
+
+pub mod meter;
+pub mod syndrome;
+
+pub use meter::{Meters, StateMeter};
+
+/// Where a packet passing a BS comes from and goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BsCtx {
+    /// The node the agent sits on.
+    pub node: NodeId,
+    /// Kind of the link the packet arrived on.
+    pub in_kind: LinkKind,
+    /// Kind of the link it leaves on.
+    pub out_kind: LinkKind,
+}
+
+impl BsCtx {
+    /// The packet is about to cross a wireless hop (FH -> MH data, or ACKs
+    /// from the FH toward an MH sender).
+    #[inline]
+    pub fn toward_wireless(&self) -> bool {
+        self.out_kind == LinkKind::Wireless
+    }
+    /// The packet has just crossed a wireless hop.
+    #[inline]
+    pub fn from_wireless(&self) -> bool {
+        self.in_kind == LinkKind::Wireless
+    }
+}
+
+/// What an agent does with the packet it was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Pass it on (possibly rewritten) to the next agent, then the link.
+    Forward,
+    /// Discard it (e.g. a suppressed duplicate ACK). Not a loss: it is
+    /// counted as absorbed by the BS.
+    Absorb,
+}
+
+/// Packets an agent wants sent from its node, reused between calls.
+#[derive(Debug, Default)]
+pub struct BsOut {
+    /// Packets to inject (e.g. local retransmissions: a cached copy with
+    /// `retx = Retx::BaseStation`). The sim gives each a fresh id and routes
+    /// it along its flow's path from this node.
+    pub inject: Vec<Packet>,
+}
+
+/// State held by an agent for one connection (or in total).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StateSummary {
+    pub pkts_peak: u64,
+    pub pkts_mean: f64,
+    pub bytes_peak: u64,
+    pub bytes_mean: f64,
+}
+
+/// One BS agent on one node.
+pub trait BsAgent: Send + std::fmt::Debug {
+    /// The registry name ("snoop", ...).
+    fn name(&self) -> &'static str;
+
+    /// A packet of `pkt.flow` forwarded by this node (never one addressed to
+    /// it). The agent may rewrite `pkt`, push packets to `out.inject`, and
+    /// says whether the packet goes on.
+    fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict;
+
+    /// A packet this agent let through was dropped by the node's own output
+    /// queue (before leaving the BS).
+    fn on_queue_drop(&mut self, _now: Time, _pkt: &Packet) {}
+
+    /// The earliest time the agent needs [`BsAgent::on_timer`], if any.
+    fn next_deadline(&self) -> Option<Time> {
+        None
+    }
+
+    /// Called at (or after) `next_deadline()`; a no-op if nothing is due.
+    fn on_timer(&mut self, _now: Time, _out: &mut BsOut) {}
+
+    /// The state meters (packets and bytes held, per flow and in total).
+    fn meters(&self) -> &Meters;
+
+    /// Agent-specific counters of one flow (e.g. local retransmissions), in a
+    /// fixed order (the same names for every flow).
+    fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)>;
+}
+
+/// Builds an agent from its table in the scenario (the `agent` key already
+/// removed). Errors name fields relative to that table.
+pub type BuildFn = fn(&serde_json::Value, NodeId) -> Result<Box<dyn BsAgent>, ConfigError>;
+
+/// One registered BS agent.
+pub struct AgentInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub build: BuildFn,
+}
+
+/// Every BS agent, by the name used in scenario files.
+pub static REGISTRY: &[AgentInfo] = &[syndrome::INFO];
+
+/// Build the agent described by `v`: a name (`"snoop"`) or a table with an
+/// `agent` key and the agent's parameters (`{ agent = "snoop", cache = 50 }`).
+/// `path` is its place in the scenario, for error messages.
+pub fn build_agent(
+    v: &serde_json::Value,
+    node: NodeId,
+    path: &str,
+) -> Result<Box<dyn BsAgent>, ConfigError> {
+    let known = || {
+        REGISTRY
+            .iter()
+            .map(|a| a.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (name, params) = match v {
+        serde_json::Value::String(s) => (s.clone(), serde_json::json!({})),
+        serde_json::Value::Object(m) => {
+            let Some(n) = m.get("agent") else {
+                return Err(ConfigError::new(
+                    path,
+                    format!(
+                        "a BS agent table needs an `agent` key naming one of: {}",
+                        known()
+                    ),
+                ));
+            };
+            let Some(n) = n.as_str() else {
+                return Err(ConfigError::new(
+                    format!("{path}.agent"),
+                    format!("must be a string naming one of: {}, got {n}", known()),
+                ));
+            };
+            let mut rest = m.clone();
+            rest.remove("agent");
+            (n.to_string(), serde_json::Value::Object(rest))
+        }
+        other => {
+            return Err(ConfigError::new(
+                path,
+                format!("a BS agent is a name or a table with an `agent` key, got {other}"),
+            ))
+        }
+    };
+    let info = REGISTRY.iter().find(|a| a.name == name).ok_or_else(|| {
+        ConfigError::new(
+            path,
+            format!("unknown BS agent {name:?} (known: {})", known()),
+        )
+    })?;
+    (info.build)(&params, node).map_err(|e| e.within(path))
+}

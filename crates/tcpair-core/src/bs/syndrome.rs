@@ -1,0 +1,211 @@
+//! Syndrome's BS part (paper 000 §3, Fig. 1 lines 1-6): per connection a
+//! counter C, 0 for the first data packet relayed, +1 for each later one,
+//! attached to the packet as the AN option (mod 2^32, wrapping like a TCP
+//! sequence number). The receiver's part is `tcp::syndrome`.
+//!
+//! "If a packet is dropped at the BS due to buffer overflow, it is treated
+//! as being lost in the wireline network" (§3): the number is given back
+//! when the BS's own output queue drops the packet, so no AN gap appears.
+//! The tag also says on which side of this BS the wireless hop lies, which
+//! picks the receiver's rules (Table 2 for FH -> MH, Table 3 for MH -> FH),
+//! and which BS set it, so that a receiver can tell a new BS's counter after
+//! a handoff from a gap (docs/syndrome.md).
+
+use super::{AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use crate::engine::Time;
+use crate::error::{from_value, ConfigError};
+use crate::packet::{FlowId, NodeId, Packet, PktKind, SynTag};
+use serde::Deserialize;
+
+pub const INFO: AgentInfo = AgentInfo {
+    name: "syndrome",
+    summary: "Syndrome counter: numbers the data packets relayed per connection (paper 000)",
+    build,
+};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {}
+
+/// Bytes of state per connection: the 32-bit counter.
+const COUNTER_BYTES: i64 = 4;
+
+#[derive(Debug)]
+pub struct SyndromeBs {
+    node: NodeId,
+    /// Per flow: the last number given (None before the first packet).
+    counters: Vec<Option<u32>>,
+    tagged: Vec<u64>,
+    returned: Vec<u64>,
+    meters: Meters,
+}
+
+fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, ConfigError> {
+    let _: Config = from_value(v)?;
+    Ok(Box::new(SyndromeBs::new(node)))
+}
+
+impl SyndromeBs {
+    pub fn new(node: NodeId) -> Self {
+        Self {
+            node,
+            counters: Vec::new(),
+            tagged: Vec::new(),
+            returned: Vec::new(),
+            meters: Meters::default(),
+        }
+    }
+
+    fn slot(&mut self, flow: FlowId) -> usize {
+        let i = flow as usize;
+        if self.counters.len() <= i {
+            self.counters.resize(i + 1, None);
+            self.tagged.resize(i + 1, 0);
+            self.returned.resize(i + 1, 0);
+        }
+        i
+    }
+}
+
+impl BsAgent for SyndromeBs {
+    fn name(&self) -> &'static str {
+        INFO.name
+    }
+
+    fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, _out: &mut BsOut) -> Verdict {
+        if pkt.kind != PktKind::Data || !(ctx.toward_wireless() || ctx.from_wireless()) {
+            return Verdict::Forward;
+        }
+        let i = self.slot(pkt.flow);
+        if self.tagged[i] == 0 {
+            self.meters.add(now, pkt.flow, 0, COUNTER_BYTES);
+        }
+        let c = match self.counters[i] {
+            None => 0,                    // Fig. 1 line 2: count from zero
+            Some(c) => c.wrapping_add(1), // line 4
+        };
+        self.counters[i] = Some(c);
+        self.tagged[i] += 1;
+        // Line 5: attach C to the header.
+        pkt.syn.set(SynTag {
+            bs: self.node + 1,
+            downstream_wireless: ctx.toward_wireless(),
+            an: c,
+        });
+        Verdict::Forward
+    }
+
+    fn on_queue_drop(&mut self, _now: Time, pkt: &Packet) {
+        // §3: a packet dropped by the BS's own queue is a wireline loss; give
+        // its number back. The sim reports the drop right after this agent
+        // tagged it, so it holds the latest number.
+        let i = pkt.flow as usize;
+        let Some(tag) = pkt.syn.iter().find(|t| t.bs == self.node + 1) else {
+            return;
+        };
+        if self.counters.get(i).copied().flatten() == Some(tag.an) {
+            self.counters[i] = tag.an.checked_sub(1);
+            self.returned[i] += 1;
+        }
+    }
+
+    fn meters(&self) -> &Meters {
+        &self.meters
+    }
+
+    fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {
+        let i = flow as usize;
+        vec![
+            ("tagged", self.tagged.get(i).copied().unwrap_or(0)),
+            (
+                "numbers_returned",
+                self.returned.get(i).copied().unwrap_or(0),
+            ),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::LinkKind;
+    use crate::packet::{Retx, SackBlocks, SynTags};
+
+    fn data(flow: FlowId, seq: u32) -> Packet {
+        Packet {
+            id: 0,
+            flow,
+            kind: PktKind::Data,
+            src: 0,
+            dst: 2,
+            size: 1000,
+            seq,
+            flags: 0,
+            retx: Retx::Original,
+            sent_at: 0,
+            ts_echo: 0,
+            sack: SackBlocks::default(),
+            syn: SynTags::default(),
+            hop: 1,
+        }
+    }
+
+    const DOWN: BsCtx = BsCtx {
+        node: 1,
+        in_kind: LinkKind::Wired,
+        out_kind: LinkKind::Wireless,
+    };
+
+    #[test]
+    fn counts_from_zero_per_connection_and_returns_dropped_numbers() {
+        let mut bs = SyndromeBs::new(1);
+        let mut out = BsOut::default();
+        let mut ans = Vec::new();
+        for (flow, seq) in [(0, 0), (0, 1), (1, 0), (0, 2)] {
+            let mut p = data(flow, seq);
+            assert_eq!(bs.on_packet(0, &DOWN, &mut p, &mut out), Verdict::Forward);
+            let t = p.syn.iter().next().copied().unwrap();
+            assert_eq!(t.bs, 2);
+            assert!(t.downstream_wireless);
+            ans.push((flow, t.an));
+            if seq == 2 {
+                // The BS queue drops it: the number is reused by the next packet.
+                bs.on_queue_drop(0, &p);
+            }
+        }
+        assert_eq!(ans, vec![(0, 0), (0, 1), (1, 0), (0, 2)]);
+        let mut p = data(0, 3);
+        bs.on_packet(0, &DOWN, &mut p, &mut out);
+        assert_eq!(p.syn.iter().next().unwrap().an, 2);
+        assert_eq!(bs.counters(0), vec![("tagged", 4), ("numbers_returned", 1)]);
+        assert_eq!(bs.meters().total.bytes, 8);
+    }
+
+    #[test]
+    fn acks_and_wired_only_paths_are_untouched() {
+        let mut bs = SyndromeBs::new(1);
+        let mut out = BsOut::default();
+        let mut a = data(0, 5);
+        a.kind = PktKind::Ack;
+        bs.on_packet(0, &DOWN, &mut a, &mut out);
+        assert!(a.syn.is_empty());
+        let wired = BsCtx {
+            node: 1,
+            in_kind: LinkKind::Wired,
+            out_kind: LinkKind::Wired,
+        };
+        let mut d = data(0, 1);
+        bs.on_packet(0, &wired, &mut d, &mut out);
+        assert!(d.syn.is_empty());
+    }
+
+    #[test]
+    fn counter_wraps_mod_2_32() {
+        let mut bs = SyndromeBs::new(1);
+        let i = bs.slot(0);
+        bs.counters[i] = Some(u32::MAX);
+        let mut p = data(0, 9);
+        bs.on_packet(0, &DOWN, &mut p, &mut BsOut::default());
+        assert_eq!(p.syn.iter().next().unwrap().an, 0);
+    }
+}
