@@ -18,6 +18,7 @@ use crate::impair::pipeline::ImpairSpec;
 use crate::impair::Pipeline;
 use crate::net::{shortest_path, DirId, LinkDir, LinkKind, Node, NodeKind, Topology};
 use crate::packet::NodeId;
+use crate::tcp::syndrome::UnusedCredit;
 use crate::tcp::{SinkConfig, TcpConfig, Variant};
 
 /// A validated flow, ready to instantiate.
@@ -320,6 +321,16 @@ impl Scenario {
             let sink = SinkConfig {
                 delayed_ack: f.sink.delayed_ack,
                 syndrome: f.sink.syndrome,
+                syndrome_unused_credit: match f.sink.syndrome_unused_credit.as_str() {
+                    "keep" => UnusedCredit::Keep,
+                    "drop" => UnusedCredit::Drop,
+                    other => {
+                        return Err(err(
+                            format!("{p}.sink.syndrome_unused_credit"),
+                            format!("must be \"keep\" or \"drop\", got {other:?}"),
+                        ))
+                    }
+                },
                 delack_timeout: secs(check_secs(
                     &format!("{p}.sink.delack_timeout"),
                     &f.sink.delack_timeout,

@@ -201,6 +201,14 @@ pub struct SinkSpec {
     /// `syndrome` BS agent on the flow's path.
     #[serde(default)]
     pub syndrome: bool,
+    /// What a credit does when its hole is filled without a run of ELN
+    /// duplicate ACKs: "keep" (float, paper 000 Example 5) or "drop".
+    #[serde(default = "default_unused_credit")]
+    pub syndrome_unused_credit: String,
+}
+
+fn default_unused_credit() -> String {
+    "keep".into()
 }
 
 impl Default for SinkSpec {
@@ -210,6 +218,7 @@ impl Default for SinkSpec {
             delack_timeout: default_delack(),
             sack: None,
             syndrome: false,
+            syndrome_unused_credit: default_unused_credit(),
         }
     }
 }

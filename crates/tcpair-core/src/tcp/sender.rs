@@ -43,6 +43,8 @@ pub struct TcpSender {
     high_rxt: Option<u32>,
     /// Last segment retransmitted because of ELN duplicate ACKs.
     eln_rxmit: Option<u32>,
+    /// cwnd before an ELN recovery, restored when it ends.
+    eln_restore: Option<f64>,
     started: bool,
     stats: SenderStats,
 }
@@ -73,6 +75,7 @@ impl TcpSender {
             sb: Scoreboard::new(),
             high_rxt: None,
             eln_rxmit: None,
+            eln_restore: None,
             started: false,
             stats: SenderStats::default(),
             cfg,
@@ -147,6 +150,7 @@ impl TcpSender {
                              // dupacks of the data sent before the timeout.
         self.recover = Some(self.max_sent - 1);
         self.in_recovery = false;
+        self.eln_restore = None;
         self.dupacks = 0;
         self.lt_sent = 0;
         if self.cfg.variant == Variant::Sack {
@@ -249,8 +253,9 @@ impl TcpSender {
         let mut restart = true;
         match (self.cfg.variant, self.in_recovery) {
             (Variant::Reno, true) => {
-                // RFC 5681 §3.2 step 6: deflate on the first new ACK, partial or not.
-                self.cwnd = self.ssthresh;
+                // RFC 5681 §3.2 step 6: deflate on the first new ACK, partial or not
+                // (after an ELN recovery: back to the window it kept).
+                self.cwnd = self.eln_restore.take().unwrap_or(self.ssthresh);
                 self.in_recovery = false;
             }
             (Variant::NewReno, true) => {
@@ -258,7 +263,7 @@ impl TcpSender {
                     // RFC 6582 §3.2 step 6 option (2), as ns-2 and Reno:
                     // cwnd = ssthresh (option (1), min(ssthresh, flight + 1),
                     // would make a window-limited sender restart from 1-2).
-                    self.cwnd = self.ssthresh;
+                    self.cwnd = self.eln_restore.take().unwrap_or(self.ssthresh);
                     self.in_recovery = false;
                 } else {
                     // Step 5: partial ACK. Impatient variant: only the first
@@ -331,25 +336,43 @@ impl TcpSender {
 
     /// A duplicate ACK carrying ELN, outside recovery (paper 000 Fig. 1 lines
     /// 19-20: "retransmit the lost packet only, but do not reduce the
-    /// congestion window"). As ns-2's `tcp_eln`, the window is neither cut
-    /// nor inflated; the segment is retransmitted once per hole (a second
-    /// retransmission of the same hole is left to the timer).
+    /// congestion window"). At the threshold the segment is retransmitted
+    /// and cwnd and ssthresh are kept. Reno and NewReno then run fast
+    /// recovery around the *unreduced* window (inflate by one per further
+    /// dupack, deflate back to the saved cwnd on the new ACK): without
+    /// inflation a window-limited sender would stall for the whole recovery
+    /// and the next loss of the window could only end in a timeout
+    /// (docs/syndrome.md). Tahoe and SACK only retransmit. `recover` is not
+    /// moved, so a later loss of the same window can still be fast
+    /// retransmitted; a hole is ELN-retransmitted once (then the timer).
     fn eln_dup_ack(&mut self, now: Time, out: &mut SenderOutput) {
         self.dupacks += 1;
-        if self.dupacks != self.cfg.dupack_threshold || self.eln_rxmit == Some(self.snd_una) {
+        let thresh = self.cfg.dupack_threshold;
+        if self.dupacks < thresh {
+            self.limited_transmit(now, out);
+            return;
+        }
+        if self.dupacks != thresh || self.eln_rxmit == Some(self.snd_una) {
             return;
         }
         let seq = self.snd_una;
         self.eln_rxmit = Some(seq);
+        self.lt_sent = 0;
+        self.rtt_seq = None;
         self.stats.fast_retransmits += 1;
         self.stats.eln_retransmits += 1;
-        self.rtt_seq = None;
         out.events.push(RecoveryEvent::FastRetransmit {
             seq,
             window_cut: false,
         });
         self.transmit(now, seq, out);
         self.rto_deadline = Some(now + self.rto.rto());
+        if matches!(self.cfg.variant, Variant::Reno | Variant::NewReno) {
+            self.eln_restore = Some(self.cwnd);
+            self.cwnd += f64::from(thresh);
+            self.in_recovery = true;
+            self.partial_seen = false;
+        }
     }
 
     /// FlightSize for ssthresh: outstanding minus limited-transmit segments.

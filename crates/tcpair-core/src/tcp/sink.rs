@@ -5,7 +5,7 @@
 //! `rcv_nxt`) that grows only when a larger gap than ever before is seen, so
 //! steady state allocates nothing.
 
-use super::syndrome::{SyndromeRx, SyndromeStats};
+use super::syndrome::{SyndromeRx, SyndromeStats, UnusedCredit};
 use super::AckInfo;
 use crate::engine::{Time, MS};
 use crate::packet::{SackBlocks, SynTags, MAX_SACK_BLOCKS};
@@ -24,6 +24,7 @@ pub struct SinkConfig {
     pub sack: bool,
     /// Syndrome receiver (paper 000): see `tcp::syndrome`.
     pub syndrome: bool,
+    pub syndrome_unused_credit: UnusedCredit,
 }
 
 impl Default for SinkConfig {
@@ -33,6 +34,7 @@ impl Default for SinkConfig {
             delack_timeout: 100 * MS,
             sack: false,
             syndrome: false,
+            syndrome_unused_credit: UnusedCredit::Keep,
         }
     }
 }
@@ -78,7 +80,9 @@ impl TcpSink {
             pending: None,
             deadline: None,
             acks_sent: 0,
-            syndrome: cfg.syndrome.then(SyndromeRx::new),
+            syndrome: cfg
+                .syndrome
+                .then(|| SyndromeRx::new(cfg.syndrome_unused_credit)),
             cfg,
         }
     }
@@ -268,7 +272,7 @@ mod tests {
             delayed_ack: delayed,
             delack_timeout: 100 * MS,
             sack,
-            syndrome: false,
+            ..SinkConfig::default()
         })
     }
 

@@ -5,27 +5,38 @@
 //! (ELN-aware) sender retransmits without cutting its window.
 //!
 //! Interpretations (docs/syndrome.md has the reasoning):
-//! - Syndrome (G_n, G_m) per Fig. 1 and §3: n = max(SN_{i+1} - max_seq_seen
-//!   - 1, 0), m = AN_{i+1} - AN_i - 1 (mod 2^32). Computed per tagging BS,
-//!   and only when the previous received packet carries a tag of the same
-//!   BS; otherwise the new AN only becomes the reference (first packet,
-//!   handoff to a BS whose counter restarted, or a path change): no credit.
+//!
+//! - Syndrome (G_n, G_m) per Fig. 1 and §3: n = max(SN_{i+1} -
+//!   max_seq_seen - 1, 0), m = AN_{i+1} - AN_i - 1 (mod 2^32). Computed per
+//!   tagging BS, and only when the previous received packet carries a tag
+//!   of the same BS; otherwise the new AN only becomes the reference (first
+//!   packet, handoff to a BS whose counter restarted, or a path change): no
+//!   credit.
 //! - Wireless losses w: FH -> MH (tag set by a BS whose wireless hop is
 //!   downstream, Table 2): w = m for every m > 0. MH -> FH (wireless hop
 //!   upstream, Table 3, Props. 9-14): w = n - m when n > m >= 0; 0 < m = n
 //!   gives none; (G_0, G_m) and 0 < n < m are impossible and only counted.
 //!   Two tags (MH -> MH, one per BS) add their w.
 //! - Which observed losses get the credits: Eq. (1) over the n sequence
-//!   numbers missing in this gap, in order (k = 1..n). When w > n (only
-//!   possible with reordering, Props. 5-6) all n are marked and the w - n
-//!   extra credits float: they apply to whichever hole the receiver asks for
-//!   next (Examples 2 and 3).
+//!   numbers missing in this gap, in order (k = 1..n). When w > n (a
+//!   reordered packet, Props. 5-6, or a retransmission filling an old hole
+//!   while a new packet relayed just before it was lost) all n are marked
+//!   and the w - n extra credits are *pending*: they float (apply to the
+//!   holes the receiver already asks for, Examples 2 and 3) and, at the
+//!   next gap, mark the holes that gap's own syndrome leaves unexplained
+//!   (the lost packets were relayed before the fill, so their holes show up
+//!   next). Without this, a credit earned by a new packet lost just before
+//!   a retransmission would float to the wireline hole the receiver is
+//!   asking for at that moment.
 //! - ELN is set on a duplicate ACK asking for hole h when credit > 0 and h
 //!   is marked or a floating credit exists (Fig. 1 line 11).
 //! - credit -= 1 when a new ACK follows a run of >= 3 duplicate ACKs sent
-//!   with ELN = 1 (line 13-14). A marked hole filled without such a run
-//!   (a late original) keeps its credit, which then floats (Example 5,
-//!   scenario 2: "the credit is not deducted ...").
+//!   with ELN = 1 (lines 13-14). A marked hole filled without such a run (a
+//!   late original, or a retransmission after a timeout) keeps its credit,
+//!   which then floats ([`UnusedCredit::Keep`], the paper's Example 5
+//!   scenario 2: "the credit is not deducted ..."), or is dropped with the
+//!   hole ([`UnusedCredit::Drop`], which never lets a credit reach a
+//!   wireline loss when nothing is reordered).
 
 use crate::packet::{SynTag, SynTags};
 use std::collections::VecDeque;
@@ -47,15 +58,32 @@ pub struct SyndromeStats {
     pub impossible: u64,
     /// Times the tagging BS changed (or a first tag arrived): AN re-referenced.
     pub resyncs: u64,
+    /// Credits dropped with a hole filled without an ELN run ([`UnusedCredit::Drop`]).
+    pub credits_dropped: u64,
+}
+
+/// What happens to the credit of a marked hole that is filled without a
+/// run of ELN duplicate ACKs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UnusedCredit {
+    /// It stays in the pool and floats (paper 000 Example 5, scenario 2).
+    #[default]
+    Keep,
+    /// It is dropped with its hole.
+    Drop,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct SyndromeRx {
+    unused: UnusedCredit,
     /// Highest SN received so far (None before the first packet).
     max_seq_seen: Option<u32>,
     /// Tags of the previously received packet.
     prev: SynTags,
     credit: u64,
+    /// Credits not yet tied to a hole (part of `credit`): they float for
+    /// holes already open and mark the next gap's unexplained holes.
+    pending: u64,
     /// Holes given a credit by Eq. (1), increasing.
     marked: VecDeque<u32>,
     /// The ACK value last sent and how many duplicates of it carried ELN.
@@ -65,8 +93,11 @@ pub struct SyndromeRx {
 }
 
 impl SyndromeRx {
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(unused: UnusedCredit) -> Self {
+        Self {
+            unused,
+            ..Self::default()
+        }
     }
 
     pub fn stats(&self) -> &SyndromeStats {
@@ -75,6 +106,12 @@ impl SyndromeRx {
 
     pub fn credit(&self) -> u64 {
         self.credit
+    }
+
+    /// Whether the current run of ELN duplicate ACKs (long enough to consume
+    /// a credit) asks for `seq`.
+    fn run_for(&self, seq: u32) -> bool {
+        self.last_ack == Some(seq) && self.eln_run >= CREDIT_RUN
     }
 
     /// Floating credits: those not tied to a marked hole.
@@ -98,15 +135,36 @@ impl SyndromeRx {
             let m = t.an.wrapping_sub(prev.an).wrapping_sub(1);
             w += wireless_losses(t, n, m, &mut self.stats);
         }
-        if w > 0 {
-            self.credit += w;
-            self.stats.credits_given += w;
+        self.credit += w;
+        self.stats.credits_given += w;
+        let n64 = u64::from(n);
+        // Pending credits (earlier syndromes with more wireless losses than
+        // holes) wait for the first arrival above the max_seq_seen of their
+        // time: the holes of its gap that its own syndrome leaves
+        // unexplained are theirs. If that arrival opens no such hole, the
+        // lost packets were not new ones (a late or retransmitted packet):
+        // what is left floats (`keep`) or is dropped (`drop`).
+        let mut extra = 0;
+        if self.pending > 0 && self.max_seq_seen.is_none_or(|mx| seq > mx) {
+            extra = self.pending.min(n64.saturating_sub(w));
+            let left = self.pending - extra;
+            if self.unused == UnusedCredit::Drop {
+                self.credit -= left;
+                self.stats.credits_dropped += left;
+            }
+            self.pending = 0;
+        }
+        if w + extra > 0 && n > 0 {
             // The n observed losses of this gap: max_seq_seen+1 .. seq-1.
             let first = seq - n;
-            for k in eq1_indices(u64::from(n), w) {
+            for k in eq1_indices(n64, w + extra) {
                 self.marked.push_back(first + (k - 1) as u32);
             }
         }
+        // Wireless losses beyond this gap's holes (w > n: a reordered packet,
+        // Props. 5-6, or a retransmission filling an old hole right after a
+        // new packet was lost): pending.
+        self.pending += w.saturating_sub(n64);
         self.prev = *tags;
         if self.max_seq_seen.is_none_or(|mx| seq > mx) {
             self.max_seq_seen = Some(seq);
@@ -117,6 +175,11 @@ impl SyndromeRx {
     pub fn on_filled(&mut self, seq: u32) {
         if let Some(i) = self.marked.iter().position(|&s| s == seq) {
             self.marked.remove(i);
+            if self.unused == UnusedCredit::Drop && !self.run_for(seq) {
+                self.credit -= 1;
+                self.pending = self.pending.min(self.credit);
+                self.stats.credits_dropped += 1;
+            }
         }
     }
 
@@ -132,6 +195,7 @@ impl SyndromeRx {
             if self.eln_run >= CREDIT_RUN && self.credit > 0 {
                 self.credit -= 1;
                 self.stats.credits_used += 1;
+                self.pending = self.pending.min(self.credit);
                 // Keep marks no more numerous than credits.
                 while self.marked.len() as u64 > self.credit {
                     self.marked.pop_back();
