@@ -18,7 +18,10 @@ use crate::error::ConfigError;
 use crate::net::LinkKind;
 use crate::packet::{FlowId, NodeId, Packet};
 
+pub mod eln_snoop;
+pub mod eln_track;
 pub mod meter;
+pub mod snoop;
 pub mod syndrome;
 
 pub use meter::{Meters, StateMeter};
@@ -118,7 +121,7 @@ pub struct AgentInfo {
 }
 
 /// Every BS agent, by the name used in scenario files.
-pub static REGISTRY: &[AgentInfo] = &[syndrome::INFO];
+pub static REGISTRY: &[AgentInfo] = &[syndrome::INFO, snoop::INFO, eln_snoop::INFO];
 
 /// Build the agent described by `v`: a name (`"snoop"`) or a table with an
 /// `agent` key and the agent's parameters (`{ agent = "snoop", cache = 50 }`).

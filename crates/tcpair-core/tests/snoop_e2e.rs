@@ -1,0 +1,125 @@
+//! End-to-end runs of the Snoop and ELN-Snoop BS agents on paper 001's
+//! one-wireless-link path (FH -- BS -- MH): wired 10 Mb/s 10 ms, wireless
+//! 2 Mb/s 64 us, window 30, 1000-byte packets, 100 s.
+
+use tcpair_core::sim::{run_toml, RunResult};
+
+/// The scenario as TOML; `bs` is the BS node's agent list (TOML), `tcp` the
+/// flow's extra TCP options (TOML inline table or empty).
+fn scenario(seed: u64, p: f64, bs: &str, tcp: &str) -> String {
+    let bs_line = if bs.is_empty() {
+        String::new()
+    } else {
+        format!("bs = {bs}")
+    };
+    let tcp_line = if tcp.is_empty() {
+        String::new()
+    } else {
+        format!("tcp = {tcp}")
+    };
+    format!(
+        r#"
+[run]
+duration = 100.0
+seed = {seed}
+
+[[nodes]]
+name = "fh"
+[[nodes]]
+name = "bs"
+kind = "router"
+{bs_line}
+[[nodes]]
+name = "mh"
+
+[[links]]
+name = "wired"
+from = "fh"
+to = "bs"
+bandwidth = "10Mb"
+delay = "10ms"
+queue = 50
+kind = "wired"
+
+[[links]]
+name = "wireless"
+from = "bs"
+to = "mh"
+bandwidth = "2Mb"
+delay = "64us"
+queue = 50
+kind = "wireless"
+forward = {{ loss = {{ model = "uniform", p = {p} }} }}
+
+[[flows]]
+name = "tcp1"
+src = "fh"
+dst = "mh"
+variant = "reno"
+packet_size = 1000
+window = 30
+{tcp_line}
+"#
+    )
+}
+
+fn run(seed: u64, p: f64, bs: &str, tcp: &str) -> RunResult {
+    let r = run_toml(&scenario(seed, p, bs, tcp)).expect("scenario runs");
+    assert!(r.packets.conserved(), "{:?}", r.packets);
+    r
+}
+
+/// Mean goodput (kb/s) over seeds 1..=3.
+fn mean_goodput(p: f64, bs: &str, tcp: &str) -> f64 {
+    (1..=3)
+        .map(|s| run(s, p, bs, tcp).flows[0].goodput_kbps)
+        .sum::<f64>()
+        / 3.0
+}
+
+#[test]
+fn snoop_beats_reno_on_a_lossy_wireless_hop() {
+    let reno = mean_goodput(0.05, "", "");
+    let snoop = mean_goodput(0.05, r#"["snoop"]"#, "");
+    eprintln!("p=0.05: reno {reno:.1} kb/s, reno+snoop {snoop:.1} kb/s");
+    assert!(snoop >= 1.5 * reno, "snoop {snoop} vs reno {reno}");
+    let r = run(1, 0.05, r#"[{ agent = "snoop", cache = 100 }]"#, "");
+    assert!(r.flows[0].bs_retransmits > 0);
+}
+
+#[test]
+fn snoop_costs_nothing_without_loss() {
+    let reno = mean_goodput(0.0, "", "");
+    let snoop = mean_goodput(0.0, r#"["snoop"]"#, "");
+    eprintln!("p=0: reno {reno:.1} kb/s, reno+snoop {snoop:.1} kb/s");
+    assert!(
+        (snoop - reno).abs() <= 0.01 * reno,
+        "snoop {snoop} vs reno {reno}"
+    );
+}
+
+#[test]
+fn eln_snoop_avoids_window_cuts() {
+    let mut cuts = (0, 0);
+    for seed in 1..=3 {
+        let reno = run(seed, 0.05, "", "");
+        let eln = run(seed, 0.05, r#"["eln_snoop"]"#, "{ eln = true }");
+        let f = &eln.flows[0];
+        eprintln!(
+            "seed {seed}: reno cuts {} goodput {:.1}; eln-snoop cuts {} eln_retransmits {} goodput {:.1}",
+            reno.flows[0].window_cuts, reno.flows[0].goodput_kbps, f.window_cuts,
+            f.eln_retransmits, f.goodput_kbps
+        );
+        assert!(f.eln_retransmits > 0);
+        assert_eq!(f.bs_retransmits, 0);
+        assert_eq!(eln.packets.absorbed, 0);
+        cuts.0 += reno.flows[0].window_cuts;
+        cuts.1 += f.window_cuts;
+    }
+    assert!(
+        cuts.1 < cuts.0,
+        "eln-snoop cuts {} vs reno {}",
+        cuts.1,
+        cuts.0
+    );
+}
