@@ -73,4 +73,33 @@ def aggregate(
     return pd.DataFrame(rows)
 
 
-__all__ = ["Summary", "aggregate", "summarize", "t_halfwidth"]
+def ratio_ci(
+    mean_a: float,
+    std_a: float,
+    n_a: int,
+    mean_b: float,
+    std_b: float,
+    n_b: int,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Ratio of two independent means a/b and its CI half-width (delta method).
+
+    First-order error propagation of the two standard errors,
+    se(a/b)^2 = se_a^2 / b^2 + a^2 se_b^2 / b^4 with se = s / sqrt(n),
+    scaled by Student's t with min(n_a, n_b) - 1 degrees of freedom (conservative
+    beside Welch-Satterthwaite). NaN half-width when either side has n < 2; NaN
+    ratio when b is 0 or missing.
+    """
+    if not (math.isfinite(mean_a) and math.isfinite(mean_b)) or mean_b == 0:
+        return math.nan, math.nan
+    ratio = mean_a / mean_b
+    n = min(int(n_a), int(n_b))
+    if n < 2 or not (math.isfinite(std_a) and math.isfinite(std_b)):
+        return ratio, math.nan
+    var_a = std_a**2 / n_a
+    var_b = std_b**2 / n_b
+    se = math.sqrt(var_a / mean_b**2 + mean_a**2 * var_b / mean_b**4)
+    return ratio, float(_st.t.ppf((1 + confidence) / 2, n - 1) * se)
+
+
+__all__ = ["Summary", "aggregate", "ratio_ci", "summarize", "t_halfwidth"]

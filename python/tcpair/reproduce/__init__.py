@@ -33,13 +33,24 @@ def targets() -> dict[str, SweepSpec]:
     return {name: spec for _, name, spec in sorted(found, key=lambda t: (t[0], t[1]))}
 
 
+def canonical_name(name: str, known: dict[str, SweepSpec]) -> str:
+    """A target's name as its file stem: ``snoop-fig3`` (the SPEC's spelling) is
+    ``snoop_fig3`` (the sweep file ``sweeps/snoop_fig3.toml``)."""
+    if name in known:
+        return name
+    alt = name.replace("-", "_")
+    return alt if alt in known else name
+
+
 def resolve_targets(names: Sequence[str], known: dict[str, SweepSpec] | None = None) -> list[str]:
-    """Expand ``all`` and check names, keeping report order without repeats."""
+    """Expand ``all`` and check names, keeping report order without repeats.
+
+    Names are file stems; a dash stands for an underscore (``snoop-fig3``)."""
     known = targets() if known is None else known
     if not names:
         raise ScenarioError("name a reproduce target or `all`")
     wanted: list[str] = []
-    for n in names:
+    for n in (canonical_name(x, known) for x in names):
         if n != "all" and n not in known:
             listed = ", ".join(known) or "none found: is the sweeps/ directory missing?"
             raise ScenarioError(f"unknown reproduce target {n!r} (known: {listed}, all)")
@@ -93,4 +104,4 @@ def reproduce(
     return done
 
 
-__all__ = ["reproduce", "resolve_targets", "targets"]
+__all__ = ["canonical_name", "reproduce", "resolve_targets", "targets"]

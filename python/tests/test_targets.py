@@ -1,0 +1,298 @@
+"""The paper-reproduction targets snoop_fig3 and syndrome_fig10..13: sweep files,
+scenarios, and the analyses' verdicts on synthetic runs (no long simulations)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tcpair._errors import ScenarioError
+from tcpair.analysis import Context
+from tcpair.report import FAILS, HOLDS, NA, Claim
+from tcpair.reproduce import resolve_targets, snoop_fig3, syndrome, targets
+from tcpair.runner import SweepResult
+from tcpair.stats import ratio_ci
+from tcpair.sweepdef import load_sweep
+
+NEW = ("snoop_fig3", "syndrome_fig10", "syndrome_fig11", "syndrome_fig12", "syndrome_fig13")
+BERS = (1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
+PS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1)
+DUPS = (0.02, 0.05, 0.1, 0.15, 0.2)
+
+
+# --- sweep files and scenarios --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_sweep_parses_and_plans(name: str) -> None:
+    spec = load_sweep(name)
+    assert spec.target is not None and spec.target.analysis
+    assert spec.target.order > 0, "after the baseline"
+    assert len(spec.seeds) >= 5 and spec.seeds_for(True) == (1, 2)
+    full, quick = spec.plan(version="v"), spec.plan(quick=True, version="v")
+    assert len(quick) < len(full)
+    assert {t.scenario["run"]["duration"] for t in quick} == {20.0 if "snoop" in name else 30.0}
+    assert "scheme" in spec.axis_names
+    for t in full:
+        nodes = {n["name"]: n for n in t.scenario["nodes"]}
+        scheme = t.labels["scheme"]
+        bs_node = nodes["bs" if name == "snoop_fig3" else "ha"]
+        assert bs_node["bs"] == ([] if scheme == "reno" else [scheme])
+        for f in t.scenario["flows"]:
+            on = scheme == "syndrome"
+            assert f.get("tcp", {}).get("eln", False) is on
+            assert f.get("sink", {}).get("syndrome", False) is on
+
+
+def test_snoop_fig3_grid() -> None:
+    spec = load_sweep("snoop_fig3")
+    assert spec.count() == (2 * len(BERS), 5, 2 * len(BERS) * 5)
+    t = spec.plan(version="v")[-1]
+    wl = next(lk for lk in t.scenario["links"] if lk["name"] == "wireless")
+    assert wl["forward"]["loss"] == {"model": "ber", "ber": 1e-3}
+    assert t.scenario["flows"][0]["packet_size"] == 500
+
+
+@pytest.mark.parametrize("name", ["syndrome_fig10", "syndrome_fig11", "syndrome_fig13"])
+def test_syndrome_wired_loss_is_p_over_50(name: str) -> None:
+    for t in load_sweep(name).plan(version="v"):
+        links = {lk["name"]: lk for lk in t.scenario["links"]}
+        wl, wd = links["wireless"]["forward"]["loss"], links["s1-n8"]["forward"]["loss"]
+        if wl["model"] == "uniform":
+            assert wl["p"] == pytest.approx(t.labels["p"])
+            assert wd["p"] == pytest.approx(t.labels["p"] / 50)
+        else:
+            assert wl["model"] == wd["model"] == "markov2_time"
+            assert (wl["mean_good"], wl["mean_bad"]) == (0.075, 0.00375)
+            assert wl["loss_bad"] == pytest.approx(t.labels["p"])
+            assert wd["loss_bad"] == pytest.approx(t.labels["p"] / 50)
+            assert wd["loss_good"] == pytest.approx(wl["loss_good"] / 50) == 4e-6
+        impaired = "reorder" in links["n8-ha"].get("forward", {})
+        assert impaired == (name != "syndrome_fig10")
+
+
+def test_syndrome_fig12_grid() -> None:
+    spec = load_sweep("syndrome_fig12")
+    assert spec.axis_names == ["scheme", "dup"]
+    for t in spec.plan(version="v"):
+        links = {lk["name"]: lk for lk in t.scenario["links"]}
+        fwd = links["n8-ha"]["forward"]
+        assert fwd["duplicate"] == {"p": t.labels["dup"], "min": 1, "max": 20}
+        assert fwd["reorder"] == {"p": 0.05, "min": 1, "max": 10}
+        assert links["wireless"]["forward"]["loss"]["p"] == 0.02
+        assert links["s1-n8"]["forward"]["loss"]["p"] == pytest.approx(0.02 / 50)
+
+
+@pytest.mark.parametrize("name", ["snoop_paper", "syndrome_paper"])
+def test_scenarios_validate(name: str) -> None:
+    pytest.importorskip("tcpair._core")
+    from tcpair import api
+
+    sc = api.validate(name)
+    assert sc["flows"]
+
+
+def test_syndrome_points_validate_with_the_core() -> None:
+    """Every Reno and Syndrome grid point of the shipped sweeps is accepted by the core
+    (Snoop is checked once its agent is registered)."""
+    core = pytest.importorskip("tcpair._core")
+    for name in NEW:
+        for t in load_sweep(name).plan(version="v"):
+            if t.seed != 1:
+                continue
+            try:
+                core.validate(json.dumps(t.scenario))
+            except ScenarioError as exc:
+                if t.labels["scheme"] == "snoop" and "unknown BS agent" in str(exc):
+                    continue
+                raise
+
+
+def test_targets_listed_and_dashed_names() -> None:
+    known = targets()
+    assert [n for n in known if n in NEW] == list(NEW)
+    assert next(iter(known)) == "baseline"
+    assert resolve_targets(["snoop-fig3", "syndrome-fig12", "snoop_fig3"], known) == [
+        "snoop_fig3",
+        "syndrome_fig12",
+    ]
+    with pytest.raises(ScenarioError):
+        resolve_targets(["syndrome-fig99"], known)
+
+
+def test_cli_list_shows_targets(cli, fake_core) -> None:
+    code, out, _ = cli("list", "--json")
+    assert code == 0
+    listed = json.loads(out)["reproduce_targets"]
+    assert all(n in listed for n in NEW)
+
+
+def test_ratio_ci() -> None:
+    r, ci = ratio_ci(20.0, 2.0, 5, 10.0, 1.0, 5)
+    se = math.sqrt(4 / 5 / 100 + 400 * (1 / 5) / 10**4)
+    assert r == 2.0 and ci == pytest.approx(2.776445 * se, rel=1e-5)
+    assert math.isnan(ratio_ci(1.0, 0.0, 1, 1.0, 0.0, 5)[1])
+    assert math.isnan(ratio_ci(1.0, 0.0, 3, 0.0, 0.0, 3)[0])
+
+
+# --- synthetic runs ---------------------------------------------------------------
+
+
+def _context(tmp_path: Path, name: str, runs: pd.DataFrame) -> Context:
+    runs = runs.copy()
+    runs["status"] = "ok"
+    spec = load_sweep(name)
+    keys = [a for a in spec.axis_names]
+    runs["point"] = runs.groupby(keys, sort=False).ngroup()
+    result = SweepResult(spec, tmp_path, [], False)
+    result._runs = runs
+    out = tmp_path / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    return Context(result, out)
+
+
+def _rows(
+    axes: dict[str, tuple], flows: tuple[str, ...], goodput: Callable[..., float]
+) -> pd.DataFrame:
+    """Three seeds per point, +-1% noise around ``goodput(**labels, flow=...)`` KB/s."""
+    rng = np.random.default_rng(1)
+    names = list(axes)
+    grid = pd.MultiIndex.from_product(list(axes.values()), names=names).to_frame(index=False)
+    rows = []
+    for labels in grid.to_dict("records"):
+        for flow in flows:
+            for seed in (1, 2, 3):
+                g = goodput(**labels, flow=flow) * (1 + 0.01 * rng.standard_normal())
+                rows.append(
+                    {**labels, "flow": flow, "seed": seed, "goodput_kbps": 8 * g, "timeouts": 1}
+                )
+    return pd.DataFrame(rows)
+
+
+def _by_text(claims: list[Claim], word: str) -> Claim:
+    return next(c for c in claims if word in c.text)
+
+
+RENO = (240, 235, 200, 120, 50, 15, 4, 2, 1)  # KB/s at BERS: undegraded up to 3e-7
+SNOOP_OK = (240, 240, 240, 238, 230, 200, 100, 30, 2)  # speedup 25x at 1e-4
+SNOOP_BAD = (240, 240, 200, 150, 240, 60, 16, 5, 1)  # degraded at 1e-6; peak 4.8x at 1e-5
+
+
+def snoop_runs(snoop: tuple[float, ...] = SNOOP_OK) -> pd.DataFrame:
+    table = {
+        "reno": dict(zip(BERS, RENO, strict=True)),
+        "snoop": dict(zip(BERS, snoop, strict=True)),
+    }
+    return _rows(
+        {"scheme": ("reno", "snoop"), "ber": BERS},
+        ("tcp1",),
+        lambda scheme, ber, flow: float(table[scheme][ber]),
+    )
+
+
+def test_snoop_fig3_holds(tmp_path: Path) -> None:
+    ctx = _context(tmp_path, "snoop_fig3", snoop_runs())
+    found = snoop_fig3.analyse(ctx)
+    assert [c.verdict for c in found.claims] == [HOLDS, HOLDS, HOLDS], found.claims
+    assert "at BER 0.0001" in found.claims[1].detail
+    for fig in found.figures:
+        assert (ctx.out / fig.png).read_bytes()[:4] == b"\x89PNG"
+    sp = pd.read_csv(ctx.out / "snoop_fig3_speedup.csv")
+    assert len(sp) == len(BERS) and (sp["ratio_ci95"] > 0).all()
+    assert sp["ratio"].max() == pytest.approx(25, rel=0.03)
+
+
+def test_snoop_fig3_fails(tmp_path: Path) -> None:
+    found = snoop_fig3.analyse(_context(tmp_path, "snoop_fig3", snoop_runs(SNOOP_BAD)))
+    assert [c.verdict for c in found.claims] == [FAILS, FAILS, FAILS], found.claims
+    assert "Snoop degraded at {1e-06, 3e-06}" in found.claims[0].detail
+
+
+def test_snoop_fig3_without_snoop_runs_is_not_assessed(tmp_path: Path) -> None:
+    runs = snoop_runs()
+    found = snoop_fig3.analyse(_context(tmp_path, "snoop_fig3", runs[runs["scheme"] == "reno"]))
+    assert {c.verdict for c in found.claims} == {NA}
+
+
+def syndrome_runs(
+    xs: tuple[float, ...] = PS,
+    x_axis: str = "p",
+    schemes: tuple[str, ...] = ("reno", "snoop", "syndrome"),
+    syn_over_snoop: Callable[[float, str], float] = lambda x, f: 1.02,
+    reno_factor: float = 1 / 1.5,
+    s2_factor: float = 0.8,
+) -> pd.DataFrame:
+    def goodput(scheme: str, flow: str, **labels: float) -> float:
+        x = labels[x_axis]
+        snoop = 150.0 / (1 + 10 * x) * (1 if flow == "s1" else s2_factor)
+        return {
+            "snoop": snoop,
+            "syndrome": snoop * syn_over_snoop(x, flow),
+            "reno": snoop * reno_factor,
+        }[scheme]
+
+    return _rows({"scheme": schemes, x_axis: xs}, syndrome.FLOWS, goodput)
+
+
+def test_syndrome_fig10_holds_then_fails(tmp_path: Path) -> None:
+    found = syndrome.analyse(_context(tmp_path / "a", "syndrome_fig10", syndrome_runs()))
+    assert [c.verdict for c in found.claims] == [HOLDS, HOLDS, HOLDS], found.claims
+    assert "+50%" in _by_text(found.claims, "more goodput than Reno").detail
+    # S2 above S1, Syndrome 15% above Snoop at p = 0.1, Reno only 10% below.
+    bad = syndrome_runs(
+        syn_over_snoop=lambda x, f: 1.15 if x == 0.1 else 1.0, reno_factor=1 / 1.1, s2_factor=1.1
+    )
+    found = syndrome.analyse(_context(tmp_path / "b", "syndrome_fig10", bad))
+    assert [c.verdict for c in found.claims] == [FAILS, FAILS, FAILS], found.claims
+
+
+@pytest.mark.parametrize("name", ["syndrome_fig11", "syndrome_fig13"])
+def test_syndrome_comparable(tmp_path: Path, name: str) -> None:
+    xs = tuple(load_sweep(name).axes[1].labels)
+    found = syndrome.analyse(_context(tmp_path / "a", name, syndrome_runs(xs)))
+    close = _by_text(found.claims, "comparable to Snoop")
+    assert close.verdict == HOLDS and f"at {2 * len(xs)} of {2 * len(xs)}" in close.detail
+    off = syndrome_runs(xs, syn_over_snoop=lambda x, f: 0.8 if f == "s2" else 1.0)
+    found = syndrome.analyse(_context(tmp_path / "b", name, off))
+    assert _by_text(found.claims, "comparable to Snoop").verdict == FAILS
+
+
+def test_syndrome_fig12_holds_then_fails(tmp_path: Path) -> None:
+    def paper_like(x: float, flow: str) -> float:
+        onset = syndrome.DUP_ONSET[flow]
+        return 1.02 if x <= onset else 1.15
+
+    runs = syndrome_runs(DUPS, "dup", ("snoop", "syndrome"), paper_like)
+    found = syndrome.analyse(_context(tmp_path / "a", "syndrome_fig12", runs))
+    assert [c.verdict for c in found.claims] == [HOLDS, HOLDS], found.claims
+    for fig in found.figures:
+        assert (tmp_path / "a" / "out" / fig.png).is_file()
+    # A gap at 0.05 for S2 (before its onset 0.1) and a 30% worst case.
+    runs = syndrome_runs(DUPS, "dup", ("snoop", "syndrome"), lambda x, f: 1.3 if x >= 0.05 else 1)
+    found = syndrome.analyse(_context(tmp_path / "b", "syndrome_fig12", runs))
+    onset = _by_text(found.claims, "only once")
+    assert onset.verdict == FAILS and "s2 already" in onset.detail
+    assert _by_text(found.claims, "more aggressive").verdict == FAILS
+    # No gap anywhere: the "appears above the onset" half fails.
+    runs = syndrome_runs(DUPS, "dup", ("snoop", "syndrome"))
+    found = syndrome.analyse(_context(tmp_path / "c", "syndrome_fig12", runs))
+    assert _by_text(found.claims, "only once").verdict == FAILS
+    assert _by_text(found.claims, "more aggressive").verdict == HOLDS
+
+
+def test_syndrome_without_snoop_is_not_assessed(tmp_path: Path) -> None:
+    runs = syndrome_runs(schemes=("reno", "syndrome"))
+    found = syndrome.analyse(_context(tmp_path, "syndrome_fig10", runs))
+    verdicts = {c.text.split(":")[0]: c.verdict for c in found.claims}
+    assert list(verdicts.values()) == [HOLDS, NA, NA]
+
+
+def test_figspec_by_axes() -> None:
+    assert syndrome.figspec("copy", ["scheme", "dup"]).x_axis == "dup"
+    assert syndrome.figspec("syndrome_fig10", ["scheme", "p"]).claims[-1] == "gain"
