@@ -159,14 +159,20 @@ def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None) -> Non
 @cli.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_cmd(as_json: bool) -> None:
-    """Name every TCP variant, error model, impairment, sweep and reproduce target."""
+    """Name every TCP variant, error model, BS agent, impairment, sweep and target."""
     from tcpair.paths import shipped_sweeps
     from tcpair.sweepdef import load_sweep
 
     try:
         cat: dict[str, Any] = json.loads(require_core().catalog())
     except CoreMissingError as exc:
-        cat = {"variants": [], "error_models": [], "impairments": [], "note": str(exc)}
+        cat = {
+            "variants": [],
+            "error_models": [],
+            "bs_agents": [],
+            "impairments": [],
+            "note": str(exc),
+        }
     sweeps: dict[str, dict[str, Any]] = {}
     for name, path in shipped_sweeps().items():
         try:
@@ -204,6 +210,9 @@ def list_cmd(as_json: bool) -> None:
     for m in cat.get("error_models", []):
         con.print(f"  {m.get('name')}: {m.get('summary', '')}")
     con.print("[bold]impairments[/bold]: " + ", ".join(cat.get("impairments", [])))
+    con.print("[bold]BS agents[/bold] (a node's `bs = [...]`):")
+    for a in cat.get("bs_agents", []):
+        con.print(f"  {a.get('name')}: {a.get('summary', '')}")
     table = Table(title="sweeps (sweeps/*.toml); targets run with `tcpair reproduce NAME`")
     for col in ("sweep", "target", "points", "seeds", "runs", "quick runs", "what"):
         table.add_column(col, justify="right" if col in ("points", "seeds", "runs") else "left")

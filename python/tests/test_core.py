@@ -38,7 +38,9 @@ def _one_error_line(err: str) -> str:
 
 def _conserved(summary: dict) -> None:
     pk = summary["packets"]
-    assert pk["sent"] + pk["copies"] == pk["delivered"] + pk["dropped"] + pk["in_flight"], pk
+    made = pk["sent"] + pk["copies"] + pk.get("injected", 0)
+    gone = pk["delivered"] + pk["dropped"] + pk.get("absorbed", 0) + pk["in_flight"]
+    assert made == gone, pk
 
 
 def test_run_json_has_required_keys(cli, tmp_path: Path) -> None:
@@ -88,6 +90,20 @@ BAD = [
         ["reorder"],
     ),
     ("negative delay", None, ["links.wired.delay=-1"], ["delay"]),
+    ("unknown BS agent", None, ['nodes.bs.bs=["snooop"]'], ["nodes[1].bs[0]", "snooop"]),
+    (
+        "unknown BS agent parameter",
+        None,
+        ['nodes.bs.bs=[{agent="snoop", cach=5}]'],
+        ["nodes[1].bs[0]", "cach"],
+    ),
+    ("BS agent on a node no flow crosses", None, ['nodes.fh.bs=["snoop"]'], ["nodes[0].bs"]),
+    (
+        "Syndrome receiver without a Syndrome BS",
+        None,
+        ["flows.tcp1.sink.syndrome=true"],
+        ["flows[0].sink.syndrome"],
+    ),
 ]
 
 
@@ -216,3 +232,38 @@ def test_catalog_and_list(cli) -> None:
     assert {"uniform", "ber", "expo", "markov2", "markov2_time"} <= names
     code, out, _ = cli("list")
     assert code == 0 and "baseline" in out and "uniform" in out
+
+
+SCHEMES = {
+    "snoop": ['nodes.bs.bs=["snoop"]'],
+    "eln_snoop": ['nodes.bs.bs=["eln_snoop"]', "flows.tcp1.tcp.eln=true"],
+    "syndrome": [
+        'nodes.bs.bs=["syndrome"]',
+        "flows.tcp1.tcp.eln=true",
+        "flows.tcp1.sink.syndrome=true",
+    ],
+}
+
+
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+def test_bs_schemes_from_cli_and_api(cli, tmp_path: Path, scheme: str) -> None:
+    """Each BS scheme runs from the CLI and the API and reports its state."""
+    sets = ["links.wireless.forward.loss.p=0.03", SHORT, *SCHEMES[scheme]]
+    out = tmp_path / "out"
+    args = [a for o in sets for a in ("--set", o)]
+    code, stdout, err = cli("run", CLRP, *args, "--out", str(out), "--json")
+    assert code == 0, err
+    summary = json.loads(stdout)["summary"]
+    _conserved(summary)
+    assert (out / "bs_state.parquet").is_file()
+    res = tcpair.run(CLRP, overrides=sets)
+    state = res.bs_state
+    assert set(state["flow"]) == {"tcp1", "total"}
+    assert (state["agent"] == scheme).all()
+    counters = res.bs_counters
+    assert len(counters) > 0 and (counters["value"] >= 0).all()
+    flow = res.flows.iloc[0]
+    if scheme == "snoop":
+        assert flow["bs_retransmits"] > 0 and state["pkts_peak"].max() > 0
+    else:
+        assert flow["eln_retransmits"] > 0 and state["pkts_peak"].max() == 0

@@ -172,3 +172,73 @@ fn malformed_text() {
     let e = tcpair_core::sim::run_toml("[run\nduration = 1").unwrap_err();
     assert!(e.to_string().contains("TOML"), "{e}");
 }
+
+#[test]
+fn bs_agent_errors_name_the_field() {
+    // Unknown agent.
+    expect(
+        |v| v["nodes"][1]["bs"] = json!(["snooop"]),
+        "nodes[1].bs[0]",
+        "unknown BS agent \"snooop\"",
+    );
+    // Unknown parameter of a known agent.
+    expect(
+        |v| v["nodes"][1]["bs"] = json!([{"agent": "snoop", "cache_size": 5}]),
+        "nodes[1].bs[0]",
+        "cache_size",
+    );
+    // Out-of-range parameter.
+    expect(
+        |v| v["nodes"][1]["bs"] = json!([{"agent": "snoop", "cache": 0}]),
+        "nodes[1].bs[0].cache",
+        "0",
+    );
+    // A table without `agent`.
+    expect(
+        |v| v["nodes"][1]["bs"] = json!([{"cache": 5}]),
+        "nodes[1].bs[0]",
+        "`agent`",
+    );
+    // Agents on a node no flow passes through (the sender's own host).
+    expect(
+        |v| v["nodes"][0]["bs"] = json!(["snoop"]),
+        "nodes[0].bs",
+        "no flow passes through",
+    );
+}
+
+#[test]
+fn bs_agent_next_to_no_wireless_link() {
+    let mut v = base();
+    v["links"][1]["kind"] = json!("wired");
+    v["nodes"][1]["bs"] = json!(["syndrome"]);
+    let msg = error_of(&v);
+    assert!(msg.starts_with("nodes[1].bs"), "{msg}");
+    assert!(msg.contains("wireless"), "{msg}");
+}
+
+#[test]
+fn syndrome_receiver_needs_a_syndrome_bs() {
+    expect(
+        |v| v["flows"][0]["sink"] = json!({"syndrome": true}),
+        "flows[0].sink.syndrome",
+        "syndrome",
+    );
+    // A Snoop BS is not a Syndrome counter.
+    expect(
+        |v| {
+            v["nodes"][1]["bs"] = json!(["snoop"]);
+            v["flows"][0]["sink"] = json!({"syndrome": true});
+        },
+        "flows[0].sink.syndrome",
+        "found none",
+    );
+    expect(
+        |v| {
+            v["nodes"][1]["bs"] = json!(["syndrome"]);
+            v["flows"][0]["sink"] = json!({"syndrome": true, "syndrome_unused_credit": "float"});
+        },
+        "flows[0].sink.syndrome_unused_credit",
+        "\"float\"",
+    );
+}

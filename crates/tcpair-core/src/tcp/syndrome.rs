@@ -253,6 +253,98 @@ pub fn eq1_indices(n: u64, w: u64) -> Vec<u64> {
 mod tests {
     use super::*;
 
+    fn tags(bs: u32, downstream: bool, an: u32) -> SynTags {
+        let mut t = SynTags::default();
+        t.set(SynTag {
+            bs,
+            downstream_wireless: downstream,
+            an,
+        });
+        t
+    }
+
+    /// Feed (seq, an) arrivals tagged by BS 1 and return the receiver.
+    fn feed(downstream: bool, arrivals: &[(u32, u32)]) -> SyndromeRx {
+        let mut rx = SyndromeRx::new(UnusedCredit::Keep);
+        for &(seq, an) in arrivals {
+            rx.on_arrival(seq, &tags(1, downstream, an));
+        }
+        rx
+    }
+
+    /// MH -> FH (Table 3, Props. 9-14): the FH receives what the BS relayed.
+    #[test]
+    fn mh_to_fh_propositions() {
+        // (G_0, G_0): nothing.
+        let rx = feed(false, &[(0, 0), (1, 1)]);
+        assert_eq!((rx.credit(), rx.stats().impossible), (0, 0));
+        // Prop. 9 (G_n, G_0): seqs 1, 2 never reached the BS: 2 wireless losses.
+        let rx = feed(false, &[(0, 0), (3, 1)]);
+        assert_eq!(rx.credit(), 2);
+        // Prop. 13 (G_n, G_m) 0 < m < n: 3 missing, 1 lost after the BS: 2 wireless.
+        let rx = feed(false, &[(0, 0), (4, 2)]);
+        assert_eq!(rx.credit(), 2);
+        // Prop. 14 0 < m = n: both losses after the BS (wireline): none.
+        let rx = feed(false, &[(0, 0), (3, 3)]);
+        assert_eq!((rx.credit(), rx.stats().impossible), (0, 0));
+        // Props. 11-12: (G_0, G_m) and 0 < n < m cannot happen: counted only.
+        let rx = feed(false, &[(0, 0), (1, 3), (3, 6)]);
+        assert_eq!((rx.credit(), rx.stats().impossible), (0, 2));
+    }
+
+    /// FH -> MH (Table 2): every AN gap is a credit, whatever n.
+    #[test]
+    fn fh_to_mh_table_2() {
+        assert_eq!(feed(true, &[(0, 0), (1, 1)]).credit(), 0); // (G_0, G_0)
+        assert_eq!(feed(true, &[(0, 0), (3, 1)]).credit(), 0); // (G_n, G_0)
+        assert_eq!(feed(true, &[(0, 0), (1, 2)]).credit(), 1); // (G_0, G_m)
+        assert_eq!(feed(true, &[(0, 0), (2, 3)]).credit(), 2); // 0 < n < m
+        assert_eq!(feed(true, &[(0, 0), (4, 2)]).credit(), 1); // 0 < m < n
+        assert_eq!(feed(true, &[(0, 0), (3, 3)]).credit(), 2); // 0 < n = m
+                                                               // AN wraps mod 2^32 like a sequence number.
+        assert_eq!(feed(true, &[(0, u32::MAX), (2, 0)]).credit(), 0);
+        assert_eq!(feed(true, &[(0, u32::MAX), (2, 1)]).credit(), 1);
+    }
+
+    /// Handoff: a new BS starts its counter afresh. The first packet tagged
+    /// by a BS other than the previous packet's only sets the reference: no
+    /// credit, whatever its AN (docs/syndrome.md).
+    #[test]
+    fn handoff_resynchronises_without_credit() {
+        let mut rx = SyndromeRx::new(UnusedCredit::Keep);
+        rx.on_arrival(0, &tags(1, true, 500));
+        rx.on_arrival(1, &tags(1, true, 501));
+        // The MH moved: BS 2 numbers from 0; packets 2-4 were lost in the blackout.
+        rx.on_arrival(5, &tags(2, true, 0));
+        assert_eq!(rx.credit(), 0);
+        assert_eq!(rx.stats().resyncs, 2); // the very first packet, and the handoff
+                                           // From then on BS 2's syndromes count as usual.
+        rx.on_arrival(7, &tags(2, true, 2));
+        assert_eq!(rx.credit(), 1);
+        // Back to BS 1, whose counter has moved on: again no credit.
+        rx.on_arrival(8, &tags(1, true, 900));
+        assert_eq!(rx.credit(), 1);
+    }
+
+    /// ELN on the duplicate ACKs of a credited hole, credit spent after a
+    /// run of three, new ACKs never carry ELN.
+    #[test]
+    fn eln_marking_and_credit_use() {
+        let mut rx = SyndromeRx::new(UnusedCredit::Keep);
+        rx.on_arrival(0, &tags(1, true, 0));
+        assert!(!rx.ack_eln(1));
+        rx.on_arrival(2, &tags(1, true, 2)); // (G_1, G_1): 1 lost on the air
+        assert!(rx.ack_eln(1)); // the ACK sent for 2 is the first dupack
+        for s in 3..5 {
+            rx.on_arrival(s, &tags(1, true, s));
+            assert!(rx.ack_eln(1));
+        }
+        rx.on_arrival(1, &tags(1, true, 5)); // the retransmission
+        rx.on_filled(1);
+        assert!(!rx.ack_eln(5));
+        assert_eq!((rx.credit(), rx.stats().credits_used), (0, 1));
+    }
+
     #[test]
     fn eq1_matches_the_paper_cases() {
         // 2m <= n: alternate from the first.
