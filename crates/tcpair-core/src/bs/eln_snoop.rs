@@ -140,19 +140,7 @@ impl BsAgent for ElnSnoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::eln_track::tests::pkt;
-    use crate::net::LinkKind;
-
-    const DOWN: BsCtx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wired,
-        out_kind: LinkKind::Wireless,
-    };
-    const UP: BsCtx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wireless,
-        out_kind: LinkKind::Wired,
-    };
+    use crate::bs::eln_track::tests::{pkt, DOWN, UP};
 
     #[test]
     fn dupacks_for_forwarded_packets_get_eln_others_not() {

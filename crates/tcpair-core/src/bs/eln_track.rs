@@ -165,8 +165,24 @@ pub fn account(now: Time, flow: FlowId, before: usize, after: usize, meters: &mu
 
 #[cfg(test)]
 pub(crate) mod tests {
+    //! Also the BS agents' shared test helpers: packets and contexts.
     use super::*;
+    use crate::bs::BsCtx;
+    use crate::net::LinkKind;
     use crate::packet::{PktKind, Retx, SackBlocks, SynTags};
+
+    /// FH -> MH data, and ACKs toward the FH from the MH.
+    pub(crate) const DOWN: BsCtx = BsCtx {
+        node: 1,
+        in_kind: LinkKind::Wired,
+        out_kind: LinkKind::Wireless,
+    };
+    /// MH -> FH data, and ACKs toward the MH from the FH.
+    pub(crate) const UP: BsCtx = BsCtx {
+        node: 1,
+        in_kind: LinkKind::Wireless,
+        out_kind: LinkKind::Wired,
+    };
 
     pub(crate) fn pkt(flow: FlowId, kind: PktKind, seq: u32) -> Packet {
         Packet {

@@ -554,21 +554,9 @@ impl BsAgent for Snoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::eln_track::tests::pkt;
+    use crate::bs::eln_track::tests::{pkt, DOWN, UP};
     use crate::net::LinkKind;
     use crate::packet::flags;
-
-    /// FH -> MH data, and ACKs toward the FH from the MH.
-    const DOWN: BsCtx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wired,
-        out_kind: LinkKind::Wireless,
-    };
-    const UP: BsCtx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wireless,
-        out_kind: LinkKind::Wired,
-    };
 
     fn snoop() -> Snoop {
         Snoop::new(1, SnoopParams::default())

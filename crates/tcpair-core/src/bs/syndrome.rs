@@ -128,33 +128,12 @@ impl BsAgent for SyndromeBs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bs::eln_track::tests::{pkt, DOWN};
     use crate::net::LinkKind;
-    use crate::packet::{Retx, SackBlocks, SynTags};
 
     fn data(flow: FlowId, seq: u32) -> Packet {
-        Packet {
-            id: 0,
-            flow,
-            kind: PktKind::Data,
-            src: 0,
-            dst: 2,
-            size: 1000,
-            seq,
-            flags: 0,
-            retx: Retx::Original,
-            sent_at: 0,
-            ts_echo: 0,
-            sack: SackBlocks::default(),
-            syn: SynTags::default(),
-            hop: 1,
-        }
+        pkt(flow, PktKind::Data, seq)
     }
-
-    const DOWN: BsCtx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wired,
-        out_kind: LinkKind::Wireless,
-    };
 
     #[test]
     fn counts_from_zero_per_connection_and_returns_dropped_numbers() {
