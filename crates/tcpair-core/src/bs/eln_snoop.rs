@@ -12,7 +12,7 @@
 //! cumulative ACK.
 
 use super::eln_track::{account, MhElnTracker, SeqWindow};
-use super::{AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::{from_value, ConfigError};
 use crate::packet::{flags, FlowId, NodeId, Packet, PktKind};
@@ -59,12 +59,8 @@ impl ElnSnoop {
     }
 
     fn conn(&mut self, flow: FlowId) -> usize {
-        let i = flow as usize;
-        if self.conns.len() <= i {
-            self.conns.resize_with(i + 1, Conn::default);
-        }
         self.meters.touch(flow);
-        i
+        conn_slot(&mut self.conns, flow)
     }
 
     /// A DUPACK from the MH: ELN if the BS forwarded the wanted packet.

@@ -109,6 +109,16 @@ pub trait BsAgent: Send + std::fmt::Debug {
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)>;
 }
 
+/// Index of `flow`'s per-connection state in `conns`, growing it on first
+/// sight (flow ids are dense, so a `Vec` indexed by flow id is the table).
+pub(crate) fn conn_slot<T: Default>(conns: &mut Vec<T>, flow: FlowId) -> usize {
+    let i = flow as usize;
+    if conns.len() <= i {
+        conns.resize_with(i + 1, T::default);
+    }
+    i
+}
+
 /// Builds an agent from its table in the scenario (the `agent` key already
 /// removed). Errors name fields relative to that table.
 pub type BuildFn = fn(&serde_json::Value, NodeId) -> Result<Box<dyn BsAgent>, ConfigError>;

@@ -40,7 +40,7 @@
 use std::collections::VecDeque;
 
 use super::eln_track::MhElnTracker;
-use super::{AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::{secs, Time, MS};
 use crate::error::{from_value, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
@@ -239,12 +239,8 @@ impl Snoop {
     }
 
     fn conn(&mut self, flow: FlowId) -> usize {
-        let i = flow as usize;
-        if self.conns.len() <= i {
-            self.conns.resize_with(i + 1, Conn::default);
-        }
         self.meters.touch(flow);
-        i
+        conn_slot(&mut self.conns, flow)
     }
 
     /// Send a copy of the cached packet at `idx` again toward the MH.

@@ -11,7 +11,7 @@
 //! and which BS set it, so that a receiver can tell a new BS's counter after
 //! a handoff from a gap (docs/syndrome.md).
 
-use super::{AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::{from_value, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, SynTag};
@@ -30,13 +30,19 @@ struct Config {}
 /// Bytes of state per connection: the 32-bit counter.
 const COUNTER_BYTES: i64 = 4;
 
+/// One connection's counter.
+#[derive(Debug, Clone, Copy, Default)]
+struct Conn {
+    /// The last number given (None before the first packet).
+    last: Option<u32>,
+    tagged: u64,
+    returned: u64,
+}
+
 #[derive(Debug)]
 pub struct SyndromeBs {
     node: NodeId,
-    /// Per flow: the last number given (None before the first packet).
-    counters: Vec<Option<u32>>,
-    tagged: Vec<u64>,
-    returned: Vec<u64>,
+    conns: Vec<Conn>,
     meters: Meters,
 }
 
@@ -49,21 +55,9 @@ impl SyndromeBs {
     pub fn new(node: NodeId) -> Self {
         Self {
             node,
-            counters: Vec::new(),
-            tagged: Vec::new(),
-            returned: Vec::new(),
+            conns: Vec::new(),
             meters: Meters::default(),
         }
-    }
-
-    fn slot(&mut self, flow: FlowId) -> usize {
-        let i = flow as usize;
-        if self.counters.len() <= i {
-            self.counters.resize(i + 1, None);
-            self.tagged.resize(i + 1, 0);
-            self.returned.resize(i + 1, 0);
-        }
-        i
     }
 }
 
@@ -76,16 +70,17 @@ impl BsAgent for SyndromeBs {
         if pkt.kind != PktKind::Data || !(ctx.toward_wireless() || ctx.from_wireless()) {
             return Verdict::Forward;
         }
-        let i = self.slot(pkt.flow);
-        if self.tagged[i] == 0 {
+        let i = conn_slot(&mut self.conns, pkt.flow);
+        let conn = &mut self.conns[i];
+        if conn.tagged == 0 {
             self.meters.add(now, pkt.flow, 0, COUNTER_BYTES);
         }
-        let c = match self.counters[i] {
+        let c = match conn.last {
             None => 0,                    // Fig. 1 line 2: count from zero
             Some(c) => c.wrapping_add(1), // line 4
         };
-        self.counters[i] = Some(c);
-        self.tagged[i] += 1;
+        conn.last = Some(c);
+        conn.tagged += 1;
         // Line 5: attach C to the header.
         pkt.syn.set(SynTag {
             bs: self.node + 1,
@@ -99,13 +94,14 @@ impl BsAgent for SyndromeBs {
         // §3: a packet dropped by the BS's own queue is a wireline loss; give
         // its number back. The sim reports the drop right after this agent
         // tagged it, so it holds the latest number.
-        let i = pkt.flow as usize;
         let Some(tag) = pkt.syn.iter().find(|t| t.bs == self.node + 1) else {
             return;
         };
-        if self.counters.get(i).copied().flatten() == Some(tag.an) {
-            self.counters[i] = tag.an.checked_sub(1);
-            self.returned[i] += 1;
+        if let Some(conn) = self.conns.get_mut(pkt.flow as usize) {
+            if conn.last == Some(tag.an) {
+                conn.last = tag.an.checked_sub(1);
+                conn.returned += 1;
+            }
         }
     }
 
@@ -114,14 +110,8 @@ impl BsAgent for SyndromeBs {
     }
 
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {
-        let i = flow as usize;
-        vec![
-            ("tagged", self.tagged.get(i).copied().unwrap_or(0)),
-            (
-                "numbers_returned",
-                self.returned.get(i).copied().unwrap_or(0),
-            ),
-        ]
+        let c = self.conns.get(flow as usize).copied().unwrap_or_default();
+        vec![("tagged", c.tagged), ("numbers_returned", c.returned)]
     }
 }
 
@@ -181,8 +171,8 @@ mod tests {
     #[test]
     fn counter_wraps_mod_2_32() {
         let mut bs = SyndromeBs::new(1);
-        let i = bs.slot(0);
-        bs.counters[i] = Some(u32::MAX);
+        let i = conn_slot(&mut bs.conns, 0);
+        bs.conns[i].last = Some(u32::MAX);
         let mut p = data(0, 9);
         bs.on_packet(0, &DOWN, &mut p, &mut BsOut::default());
         assert_eq!(p.syn.iter().next().unwrap().an, 0);

@@ -57,8 +57,8 @@ pub(crate) struct FlowState {
     ack_path: u32,
     pub sender: TcpSender,
     pub sink: TcpSink,
-    /// Syndrome receiver counters at the end of the warm-up.
-    pub syndrome_base: Option<crate::tcp::syndrome::SyndromeStats>,
+    /// Syndrome receiver counters at the end of the warm-up (zeros without one).
+    pub syndrome_base: crate::tcp::syndrome::SyndromeStats,
     snd_timer_at: Option<Time>,
     sink_timer_at: Option<Time>,
     pub sink_c: SinkCounters,
@@ -124,10 +124,7 @@ impl Sim {
                     ack_path: routes.add(plan.ack_path.clone()),
                     sender: TcpSender::new(plan.tcp.clone()),
                     sink: TcpSink::new(plan.sink.clone()),
-                    syndrome_base: plan
-                        .sink
-                        .syndrome
-                        .then(crate::tcp::syndrome::SyndromeStats::default),
+                    syndrome_base: Default::default(),
                     plan: plan.clone(),
                     snd_timer_at: None,
                     sink_timer_at: None,
@@ -249,7 +246,7 @@ impl Sim {
                 for f in &mut self.flows {
                     f.base_bs_retx = f.bs_retx;
                     if let Some(s) = f.sink.syndrome_stats() {
-                        f.syndrome_base = Some(*s);
+                        f.syndrome_base = *s;
                     }
                     f.base_sink = f.sink_c;
                     f.base_sender = *f.sender.stats();

@@ -131,6 +131,7 @@ impl RunResult {
             let rate = |pkts: u64| if t > 0.0 { bits(pkts) / t } else { 0.0 };
             let retransmits = st.retransmits - base.retransmits;
             let q = |x: f64| f.delay.quantile(x).map(|v| v / 1e9);
+            let syn = f.sink.syndrome_stats().copied().unwrap_or_default();
             flows.push(FlowResult {
                 name: f.plan.name.clone(),
                 src: topo.nodes[f.plan.src as usize].name.clone(),
@@ -161,16 +162,8 @@ impl RunResult {
                 bs_retransmits: f.bs_retx - f.base_bs_retx,
                 eln_acks: st.eln_acks - base.eln_acks,
                 eln_retransmits: st.eln_retransmits - base.eln_retransmits,
-                syndrome_credits: f.syndrome_base.map_or(0, |b| {
-                    f.sink
-                        .syndrome_stats()
-                        .map_or(0, |s| s.credits_given - b.credits_given)
-                }),
-                impossible_syndromes: f.syndrome_base.map_or(0, |b| {
-                    f.sink
-                        .syndrome_stats()
-                        .map_or(0, |s| s.impossible - b.impossible)
-                }),
+                syndrome_credits: syn.credits_given - f.syndrome_base.credits_given,
+                impossible_syndromes: syn.impossible - f.syndrome_base.impossible,
             });
         }
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
