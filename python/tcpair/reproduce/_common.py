@@ -30,12 +30,14 @@ COUNTERS: tuple[str, ...] = (
     "eln_retransmits",
     "syndrome_credits",
     "impossible_syndromes",
+    "clrp_retransmits",
+    "e2e_delay_mean_s",
 )
 
 
-def runs_with_goodput(ctx: Context, flows: Iterable[str] | None = None) -> pd.DataFrame:
-    """The successful runs (of ``flows`` if given) with goodput in KB/s."""
-    df = ctx.ok_runs.copy()
+def with_goodput(runs: pd.DataFrame, flows: Iterable[str] | None = None) -> pd.DataFrame:
+    """``runs`` (of ``flows`` if given) with goodput in KB/s."""
+    df = runs.copy()
     if flows is not None and "flow" in df.columns:
         df = df[df["flow"].isin(list(flows))]
     if "goodput_kbps" in df.columns:
@@ -43,6 +45,11 @@ def runs_with_goodput(ctx: Context, flows: Iterable[str] | None = None) -> pd.Da
     else:
         df[GOODPUT] = pd.Series(dtype=float)
     return df
+
+
+def runs_with_goodput(ctx: Context, flows: Iterable[str] | None = None) -> pd.DataFrame:
+    """The successful runs (of ``flows`` if given) with goodput in KB/s."""
+    return with_goodput(ctx.ok_runs, flows)
 
 
 def scheme_points(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
@@ -117,4 +124,5 @@ __all__ = [
     "runs_with_goodput",
     "save",
     "scheme_points",
+    "with_goodput",
 ]
