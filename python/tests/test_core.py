@@ -104,7 +104,12 @@ BAD = [
         ["flows.tcp1.sink.syndrome=true"],
         ["flows[0].sink.syndrome"],
     ),
-    ("CLRP receiver without a CLRP BS", None, ["flows.tcp1.sink.clrp=true"], ["flows[0].sink.clrp"]),
+    (
+        "CLRP receiver without a CLRP BS",
+        None,
+        ["flows.tcp1.sink.clrp=true"],
+        ["flows[0].sink.clrp"],
+    ),
     (
         "CLRP blocks beyond the option",
         None,
