@@ -104,6 +104,24 @@ BAD = [
         ["flows.tcp1.sink.syndrome=true"],
         ["flows[0].sink.syndrome"],
     ),
+    (
+        "CLRP receiver without a CLRP BS",
+        None,
+        ["flows.tcp1.sink.clrp=true"],
+        ["flows[0].sink.clrp"],
+    ),
+    (
+        "CLRP blocks beyond the option",
+        None,
+        ['nodes.bs.bs=["clrp"]', "flows.tcp1.sink.clrp=true", "flows.tcp1.sink.clrp_max_blocks=12"],
+        ["flows[0].sink.clrp_max_blocks", "12"],
+    ),
+    (
+        "CLRP BS threshold out of range",
+        None,
+        ['nodes.bs.bs=[{agent="clrp", rxmit_threshold=0}]'],
+        ["nodes[1].bs[0].rxmit_threshold", "0"],
+    ),
 ]
 
 
@@ -242,6 +260,7 @@ SCHEMES = {
         "flows.tcp1.tcp.eln=true",
         "flows.tcp1.sink.syndrome=true",
     ],
+    "clrp": ['nodes.bs.bs=["clrp"]', "flows.tcp1.sink.clrp=true"],
 }
 
 
@@ -263,7 +282,7 @@ def test_bs_schemes_from_cli_and_api(cli, tmp_path: Path, scheme: str) -> None:
     counters = res.bs_counters
     assert len(counters) > 0 and (counters["value"] >= 0).all()
     flow = res.flows.iloc[0]
-    if scheme == "snoop":
+    if scheme in ("snoop", "clrp"):
         assert flow["bs_retransmits"] > 0 and state["pkts_peak"].max() > 0
     else:
         assert flow["eln_retransmits"] > 0 and state["pkts_peak"].max() == 0

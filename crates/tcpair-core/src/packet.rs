@@ -94,6 +94,45 @@ impl SynTags {
     }
 }
 
+/// Capacity of the CLRP loss-block option. Paper 001 §II.A lets the BS
+/// choose the maximum (its simulations use 6); 8 blocks of one 32-bit
+/// sequence number each, plus kind and length, still fit the 40 bytes of
+/// TCP option space (34 bytes).
+pub const MAX_LOSS_BLOCKS: usize = 8;
+
+/// CLRP's loss blocks (paper 001 §II): the sequence numbers of recent
+/// wireless losses, newest first, piggy-backed on ACKs between the BS and
+/// the MH only (never seen by the fixed host).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LossBlocks {
+    pub len: u8,
+    pub seqs: [u32; MAX_LOSS_BLOCKS],
+}
+
+impl LossBlocks {
+    #[inline]
+    pub fn as_slice(&self) -> &[u32] {
+        &self.seqs[..self.len as usize]
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Append `seq`; returns false (and drops it) when full.
+    pub fn push(&mut self, seq: u32) -> bool {
+        if (self.len as usize) < MAX_LOSS_BLOCKS {
+            self.seqs[self.len as usize] = seq;
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
 /// Flag bits.
 pub mod flags {
     /// Explicit Loss Notification: the loss this ACK reports was not congestion.
@@ -126,6 +165,8 @@ pub struct Packet {
     pub sack: SackBlocks,
     /// Syndrome attached numbers (data packets relayed by Syndrome BSs).
     pub syn: SynTags,
+    /// CLRP loss blocks (ACKs between a CLRP BS and a TCP-MH).
+    pub loss: LossBlocks,
     /// Index of the next hop on the flow's precomputed path (source routing of
     /// static shortest paths; see `net::Routes`).
     pub hop: u16,
@@ -226,6 +267,7 @@ mod tests {
             ts_echo: 0,
             sack: SackBlocks::default(),
             syn: SynTags::default(),
+            loss: LossBlocks::default(),
             hop: 0,
         }
     }

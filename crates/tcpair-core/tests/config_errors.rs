@@ -242,3 +242,46 @@ fn syndrome_receiver_needs_a_syndrome_bs() {
         "\"float\"",
     );
 }
+
+#[test]
+fn clrp_end_points_need_a_clrp_bs_and_valid_parameters() {
+    expect(
+        |v| v["flows"][0]["sink"] = json!({"clrp": true}),
+        "flows[0].sink.clrp",
+        "`clrp` BS agent",
+    );
+    expect(
+        |v| {
+            v["nodes"][1]["bs"] = json!(["snoop"]);
+            v["flows"][0]["tcp"] = json!({"clrp": true});
+        },
+        "flows[0].tcp.clrp",
+        "found none",
+    );
+    expect(
+        |v| {
+            v["nodes"][1]["bs"] = json!(["clrp"]);
+            v["flows"][0]["tcp"] = json!({"clrp": true, "clrp_rxmit_threshold": 0});
+        },
+        "flows[0].tcp.clrp_rxmit_threshold",
+        "got 0",
+    );
+    expect(
+        |v| {
+            v["nodes"][1]["bs"] = json!(["clrp"]);
+            v["flows"][0]["sink"] = json!({"clrp": true, "clrp_max_blocks": 9});
+        },
+        "flows[0].sink.clrp_max_blocks",
+        "got 9",
+    );
+    expect(
+        |v| v["nodes"][1]["bs"] = json!([{"agent": "clrp", "max_blocks": 0}]),
+        "nodes[1].bs[0].max_blocks",
+        "got 0",
+    );
+    expect(
+        |v| v["nodes"][1]["bs"] = json!([{"agent": "clrp", "rxmit_treshold": 2}]),
+        "nodes[1].bs[0]",
+        "rxmit_treshold",
+    );
+}

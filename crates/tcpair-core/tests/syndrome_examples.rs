@@ -16,7 +16,7 @@ use tcpair_core::bs::syndrome::SyndromeBs;
 use tcpair_core::bs::{BsAgent, BsCtx, BsOut};
 use tcpair_core::engine::{EventQueue, Time, MS, US};
 use tcpair_core::net::LinkKind;
-use tcpair_core::packet::{Packet, PktKind, Retx, SackBlocks, SynTags};
+use tcpair_core::packet::{LossBlocks, Packet, PktKind, Retx, SackBlocks, SynTags};
 use tcpair_core::tcp::syndrome::UnusedCredit;
 use tcpair_core::tcp::{
     AckInfo, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender, TcpSink, Variant,
@@ -142,6 +142,7 @@ fn run(net: Net, unused: UnusedCredit, segments: u64) -> Run {
         ts_echo: 0,
         sack: SackBlocks::default(),
         syn: SynTags::default(),
+        loss: LossBlocks::default(),
         hop: 1,
     };
     let shifted = |t: Time, slots: f64| -> Time { (t as f64 + slots * SLOT as f64) as Time };

@@ -169,7 +169,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::bs::BsCtx;
     use crate::net::LinkKind;
-    use crate::packet::{PktKind, Retx, SackBlocks, SynTags};
+    use crate::packet::{LossBlocks, PktKind, Retx, SackBlocks, SynTags};
 
     /// FH -> MH data, and ACKs toward the FH from the MH.
     pub(crate) const DOWN: BsCtx = BsCtx {
@@ -199,6 +199,7 @@ pub(crate) mod tests {
             ts_echo: 0,
             sack: SackBlocks::default(),
             syn: SynTags::default(),
+            loss: LossBlocks::default(),
             hop: 1,
         }
     }

@@ -18,6 +18,7 @@ use crate::error::ConfigError;
 use crate::net::LinkKind;
 use crate::packet::{FlowId, NodeId, Packet};
 
+pub mod clrp;
 pub mod eln_snoop;
 pub mod eln_track;
 pub mod meter;
@@ -131,7 +132,7 @@ pub struct AgentInfo {
 }
 
 /// Every BS agent, by the name used in scenario files.
-pub static REGISTRY: &[AgentInfo] = &[syndrome::INFO, snoop::INFO, eln_snoop::INFO];
+pub static REGISTRY: &[AgentInfo] = &[syndrome::INFO, snoop::INFO, eln_snoop::INFO, clrp::INFO];
 
 /// Build the agent described by `v`: a name (`"snoop"`) or a table with an
 /// `agent` key and the agent's parameters (`{ agent = "snoop", cache = 50 }`).

@@ -41,6 +41,8 @@ pub struct DropRecord {
 pub enum RecoveryKind {
     FastRetransmit,
     Timeout,
+    /// A CLRP TCP-MH retransmission of a notified wireless loss.
+    ClrpRetransmit,
 }
 
 /// A fast retransmit or timeout with the true cause of the loss it repairs:

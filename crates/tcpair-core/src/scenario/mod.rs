@@ -212,14 +212,17 @@ impl Scenario {
         topo.dirs = dirs;
         topo.link_names = link_names;
 
-        // Nodes carrying a Syndrome counter (for the receivers' check).
-        let spec_bs_nodes: Vec<NodeId> = spec
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.bs.iter().any(|a| agent_name(a) == Some("syndrome")))
-            .map(|(i, _)| i as NodeId)
-            .collect();
+        // Nodes carrying a given BS agent (for the end points' checks).
+        let nodes_with = |agent: &str| -> Vec<NodeId> {
+            spec.nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.bs.iter().any(|a| agent_name(a) == Some(agent)))
+                .map(|(i, _)| i as NodeId)
+                .collect()
+        };
+        let syndrome_nodes = nodes_with("syndrome");
+        let clrp_nodes = nodes_with("clrp");
 
         // Flows.
         if spec.flows.is_empty() {
@@ -337,10 +340,38 @@ impl Scenario {
                     false,
                 )?),
                 sack: f.sink.sack.unwrap_or(variant == Variant::Sack),
+                clrp: f.sink.clrp,
+                clrp_hole_threshold: in_range(
+                    &format!("{p}.sink.clrp_hole_threshold"),
+                    f.sink.clrp_hole_threshold,
+                    0,
+                    1000,
+                )?,
+                clrp_max_blocks: in_range(
+                    &format!("{p}.sink.clrp_max_blocks"),
+                    f.sink.clrp_max_blocks,
+                    1,
+                    crate::packet::MAX_LOSS_BLOCKS as u32,
+                )?,
             };
             f.sink.sack = Some(sink.sack);
-            if let Some(n) = sink_syndrome_missing(&f.sink, &topo, &data_path, &spec_bs_nodes) {
-                return Err(err(format!("{p}.sink.syndrome"), n));
+            let needs = [
+                (
+                    f.sink.syndrome,
+                    "sink.syndrome",
+                    "syndrome",
+                    &syndrome_nodes,
+                ),
+                (f.sink.clrp, "sink.clrp", "clrp", &clrp_nodes),
+                (tcp.clrp, "tcp.clrp", "clrp", &clrp_nodes),
+            ];
+            for (on, key, agent, nodes) in needs {
+                if !on {
+                    continue;
+                }
+                if let Some(n) = agent_missing(agent, &topo, &data_path, nodes) {
+                    return Err(err(format!("{p}.{key}"), n));
+                }
             }
             if variant == Variant::Sack && !sink.sack {
                 return Err(err(
@@ -416,6 +447,14 @@ impl TcpSpec {
             max_backoff: self.max_backoff.unwrap_or(d.max_backoff),
             total_segments: segments,
             eln: self.eln.unwrap_or(d.eln),
+            clrp: self.clrp.unwrap_or(d.clrp),
+            clrp_rxmit_threshold: in_range(
+                &format!("{path}.clrp_rxmit_threshold"),
+                self.clrp_rxmit_threshold.unwrap_or(d.clrp_rxmit_threshold),
+                1,
+                1000,
+            )?,
+            clrp_inflate: self.clrp_inflate.unwrap_or(d.clrp_inflate),
         };
         if !cfg.initial_cwnd.is_finite() || cfg.initial_cwnd < 1.0 {
             return Err(err(
@@ -455,6 +494,15 @@ impl TcpSpec {
     }
 }
 
+/// `v` if `lo <= v <= hi`, else an error naming `field` and the value.
+fn in_range(field: &str, v: u32, lo: u32, hi: u32) -> Result<u32, ConfigError> {
+    if (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        Err(err(field, format!("must be {lo}..={hi}, got {v}")))
+    }
+}
+
 /// The registry name of a BS agent spec, if it has one.
 fn agent_name(v: &serde_json::Value) -> Option<&str> {
     match v {
@@ -464,26 +512,25 @@ fn agent_name(v: &serde_json::Value) -> Option<&str> {
     }
 }
 
-/// A Syndrome receiver needs a Syndrome counter on a node of its data path
-/// that sits next to a wireless hop; the message says what is missing.
-fn sink_syndrome_missing(
-    sink: &SinkSpec,
+/// An end point that needs a BS agent (`agent`) on a node of its data path
+/// next to a wireless hop (the Syndrome receiver, CLRP's TCP-MH): the
+/// message says what is missing, or None if the agent is there.
+fn agent_missing(
+    agent: &str,
     topo: &Topology,
     data_path: &[DirId],
-    syndrome_nodes: &[NodeId],
+    agent_nodes: &[NodeId],
 ) -> Option<String> {
-    if !sink.syndrome {
-        return None;
-    }
     let ok = data_path.windows(2).any(|w| {
         let (a, b) = (&topo.dirs[w[0] as usize], &topo.dirs[w[1] as usize]);
-        syndrome_nodes.contains(&a.to)
+        agent_nodes.contains(&a.to)
             && (a.kind == LinkKind::Wireless || b.kind == LinkKind::Wireless)
     });
     (!ok).then(|| {
-        "true needs a `syndrome` BS agent on a node of the flow's path next to a wireless link \
-         (e.g. bs = [\"syndrome\"] on the base station), found none"
-            .to_string()
+        format!(
+            "true needs a `{agent}` BS agent on a node of the flow's path next to a wireless \
+             link (e.g. bs = [\"{agent}\"] on the base station), found none"
+        )
     })
 }
 

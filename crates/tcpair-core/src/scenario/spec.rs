@@ -184,6 +184,15 @@ pub struct TcpSpec {
     /// Respond to ELN: three duplicate ACKs with ELN -> retransmit, keep cwnd.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eln: Option<bool>,
+    /// CLRP's TCP-MH sender (paper 001, MH -> FH); needs a `clrp` BS agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clrp: Option<bool>,
+    /// Notices of a wireless loss that trigger its retransmission (2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clrp_rxmit_threshold: Option<u32>,
+    /// DUPACKs of listed losses clock out new segments (true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clrp_inflate: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -205,6 +214,23 @@ pub struct SinkSpec {
     /// duplicate ACKs: "keep" (float, paper 000 Example 5) or "drop".
     #[serde(default = "default_unused_credit")]
     pub syndrome_unused_credit: String,
+    /// CLRP's TCP-MH receiver (paper 001, FH -> MH): report persistent holes
+    /// as loss blocks on its ACKs. Needs a `clrp` BS agent on the path.
+    #[serde(default)]
+    pub clrp: bool,
+    /// Further packets after which a hole counts as a loss (3).
+    #[serde(default = "default_hole_threshold")]
+    pub clrp_hole_threshold: u32,
+    /// Loss blocks per ACK (6).
+    #[serde(default = "default_max_blocks")]
+    pub clrp_max_blocks: u32,
+}
+
+fn default_hole_threshold() -> u32 {
+    crate::tcp::clrp::DEFAULT_HOLE_THRESHOLD
+}
+fn default_max_blocks() -> u32 {
+    crate::tcp::clrp::DEFAULT_MAX_BLOCKS
 }
 
 fn default_unused_credit() -> String {
@@ -219,6 +245,9 @@ impl Default for SinkSpec {
             sack: None,
             syndrome: false,
             syndrome_unused_credit: default_unused_credit(),
+            clrp: false,
+            clrp_hole_threshold: default_hole_threshold(),
+            clrp_max_blocks: default_max_blocks(),
         }
     }
 }

@@ -18,7 +18,9 @@ use crate::metrics::{
     DropCauseKind, DropRecord, Histogram, RecoveryKind, RecoveryRecord, Sample, SinkCounters,
 };
 use crate::net::{Accept, DirId, LinkKind, Routes, Topology};
-use crate::packet::{flags, Arena, FlowId, Packet, PktKind, PktRef, Retx, SackBlocks, SynTags};
+use crate::packet::{
+    flags, Arena, FlowId, LossBlocks, Packet, PktKind, PktRef, Retx, SackBlocks, SynTags,
+};
 use crate::scenario::{FlowPlan, Scenario};
 use crate::tcp::{
     AckInfo, RecoveryEvent, SenderOutput, SenderStats, SinkOutput, TcpSender, TcpSink,
@@ -65,6 +67,13 @@ pub(crate) struct FlowState {
     pub base_sink: SinkCounters,
     pub base_sender: SenderStats,
     pub delay: Histogram,
+    /// Delay from a segment's first transmission to its first arrival.
+    pub e2e_delay: Histogram,
+    /// First-transmission times of segments `first_base..`, for `e2e_delay`.
+    first_tx: VecDeque<Time>,
+    first_base: u32,
+    /// CLRP receiver's declared holes at the end of the warm-up.
+    pub base_clrp_holes: u64,
     /// Ground truth: segment -> cause of its latest drop not yet followed by
     /// a delivery. Looked up when the sender retransmits.
     lost: HashMap<u32, (DropCauseKind, LinkKind)>,
@@ -75,6 +84,13 @@ pub(crate) struct FlowState {
     pub base_bs_retx: u64,
     /// (time, delivered segments) at recent samples, for moving-window throughput.
     tput_hist: VecDeque<(Time, u64)>,
+}
+
+impl FlowState {
+    /// Holes the CLRP receiver declared so far (0 without one).
+    pub fn clrp_holes(&self) -> u64 {
+        self.sink.clrp_stats().map_or(0, |(h, _)| h.by_threshold)
+    }
 }
 
 /// A scenario being run.
@@ -132,6 +148,10 @@ impl Sim {
                     base_sink: SinkCounters::default(),
                     base_sender: SenderStats::default(),
                     delay: Histogram::new(),
+                    e2e_delay: Histogram::new(),
+                    first_tx: VecDeque::new(),
+                    first_base: 0,
+                    base_clrp_holes: 0,
                     lost: HashMap::new(),
                     finished_at: None,
                     bs_retx: 0,
@@ -251,6 +271,8 @@ impl Sim {
                     f.base_sink = f.sink_c;
                     f.base_sender = *f.sender.stats();
                     f.delay.clear();
+                    f.e2e_delay.clear();
+                    f.base_clrp_holes = f.clrp_holes();
                 }
             }
             Ev::Sample => self.on_sample(),
@@ -516,6 +538,18 @@ impl Sim {
             f.sink_c.duplicates += 1;
         } else {
             f.delay.record(now - p.sent_at);
+            if let Some(&t0) = p
+                .seq
+                .checked_sub(f.first_base)
+                .and_then(|i| f.first_tx.get(i as usize))
+            {
+                f.e2e_delay.record(now - t0);
+            }
+        }
+        // Segments below rcv_nxt can only arrive again as duplicates.
+        let rcv_nxt = f.sink.rcv_nxt();
+        while f.first_base < rcv_nxt && f.first_tx.pop_front().is_some() {
+            f.first_base += 1;
         }
         f.sink_c.delivered += u64::from(self.sink_out.new_in_order);
         if !f.lost.is_empty() {
@@ -543,6 +577,7 @@ impl Sim {
                 ts_echo: ack.ts_echo,
                 sack: ack.sack,
                 syn: SynTags::default(),
+                loss: ack.loss,
                 hop: 0,
             };
             let r = self.arena.alloc(pkt);
@@ -576,6 +611,7 @@ impl Sim {
             ts_echo: p.ts_echo,
             sack: p.sack,
             eln: p.has_flag(flags::ELN),
+            loss: p.loss,
         };
         self.snd_out.clear();
         self.flows[p.flow as usize]
@@ -617,6 +653,7 @@ impl Sim {
                     (RecoveryKind::FastRetransmit, seq, window_cut)
                 }
                 RecoveryEvent::Timeout { seq } => (RecoveryKind::Timeout, seq, true),
+                RecoveryEvent::ClrpRetransmit { seq } => (RecoveryKind::ClrpRetransmit, seq, false),
             };
             self.recoveries.push(RecoveryRecord {
                 time: now,
@@ -628,7 +665,12 @@ impl Sim {
             });
         }
         for seg in &out.segs {
-            let f = &self.flows[flow as usize];
+            let f = &mut self.flows[flow as usize];
+            if !seg.retransmit && seg.seq >= f.first_base {
+                // First transmissions come in sequence order.
+                debug_assert_eq!(seg.seq, f.first_base + f.first_tx.len() as u32);
+                f.first_tx.push_back(now);
+            }
             let pkt = Packet {
                 id: 0,
                 flow,
@@ -647,6 +689,7 @@ impl Sim {
                 ts_echo: 0,
                 sack: SackBlocks::default(),
                 syn: SynTags::default(),
+                loss: LossBlocks::default(),
                 hop: 0,
             };
             let r = self.arena.alloc(pkt);

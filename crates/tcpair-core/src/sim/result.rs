@@ -72,6 +72,19 @@ pub struct FlowResult {
     /// Syndrome receiver: credits given, and syndromes the paper rules out.
     pub syndrome_credits: u64,
     pub impossible_syndromes: u64,
+    /// End-to-end delay of each segment from its *first* transmission to
+    /// its first arrival at the receiver (paper 001 Fig. 7: recovery time
+    /// included), over the measurement window.
+    pub e2e_delay_mean_s: Option<f64>,
+    pub e2e_delay_p50_s: Option<f64>,
+    pub e2e_delay_p95_s: Option<f64>,
+    pub e2e_delay_p99_s: Option<f64>,
+    /// CLRP TCP-MH sender: ACKs with loss blocks, and retransmissions of
+    /// notified losses (no window cut).
+    pub clrp_notices: u64,
+    pub clrp_retransmits: u64,
+    /// CLRP TCP-MH receiver: holes it declared losses and reported.
+    pub clrp_holes: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -131,6 +144,7 @@ impl RunResult {
             let rate = |pkts: u64| if t > 0.0 { bits(pkts) / t } else { 0.0 };
             let retransmits = st.retransmits - base.retransmits;
             let q = |x: f64| f.delay.quantile(x).map(|v| v / 1e9);
+            let q2 = |x: f64| f.e2e_delay.quantile(x).map(|v| v / 1e9);
             let syn = f.sink.syndrome_stats().copied().unwrap_or_default();
             flows.push(FlowResult {
                 name: f.plan.name.clone(),
@@ -164,6 +178,13 @@ impl RunResult {
                 eln_retransmits: st.eln_retransmits - base.eln_retransmits,
                 syndrome_credits: syn.credits_given - f.syndrome_base.credits_given,
                 impossible_syndromes: syn.impossible - f.syndrome_base.impossible,
+                e2e_delay_mean_s: f.e2e_delay.mean().map(|v| v / 1e9),
+                e2e_delay_p50_s: q2(0.5),
+                e2e_delay_p95_s: q2(0.95),
+                e2e_delay_p99_s: q2(0.99),
+                clrp_notices: st.clrp_notices - base.clrp_notices,
+                clrp_retransmits: st.clrp_retransmits - base.clrp_retransmits,
+                clrp_holes: f.clrp_holes() - f.base_clrp_holes,
             });
         }
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
@@ -230,6 +251,7 @@ impl RunResult {
                 (match r.kind {
                     RecoveryKind::FastRetransmit => "fast_retransmit",
                     RecoveryKind::Timeout => "timeout",
+                    RecoveryKind::ClrpRetransmit => "clrp_retransmit",
                 })
                 .into(),
                 r.seq.into(),
@@ -340,6 +362,10 @@ impl RunResult {
                     "eln_retransmits": f.eln_retransmits,
                     "syndrome_credits": f.syndrome_credits,
                     "impossible_syndromes": f.impossible_syndromes,
+                    "e2e_delay_mean_s": f.e2e_delay_mean_s, "e2e_delay_p50_s": f.e2e_delay_p50_s,
+                    "e2e_delay_p95_s": f.e2e_delay_p95_s, "e2e_delay_p99_s": f.e2e_delay_p99_s,
+                    "clrp_notices": f.clrp_notices, "clrp_retransmits": f.clrp_retransmits,
+                    "clrp_holes": f.clrp_holes,
                 })
             })
             .collect();

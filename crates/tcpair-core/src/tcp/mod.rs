@@ -10,8 +10,9 @@
 //! next expected segment number. `cwnd` and `ssthresh` are in packets.
 
 use crate::engine::{Time, MS, SEC};
-use crate::packet::SackBlocks;
+use crate::packet::{LossBlocks, SackBlocks};
 
+pub mod clrp;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
@@ -73,6 +74,20 @@ pub struct TcpConfig {
     /// duplicate ACK that reaches the threshold carries ELN, retransmit the
     /// missing segment and keep cwnd and ssthresh.
     pub eln: bool,
+    /// TCP-MH sender of CLRP (paper 001 §II.A): keep the list of wireless
+    /// losses the BS reports on ACKs, retransmit one when it has been
+    /// notified `clrp_rxmit_threshold` times, without any congestion
+    /// response, and never fast-retransmit or cut the window for DUPACKs
+    /// of a listed packet. Wired losses get the variant's usual response.
+    pub clrp: bool,
+    pub clrp_rxmit_threshold: u32,
+    /// Let each DUPACK for a listed loss clock out one new segment (the
+    /// window is inflated by one per such DUPACK until the next new ACK, as
+    /// in fast recovery but without the cut). Paper 001 says only that no
+    /// congestion control starts; without inflation a sender whose window
+    /// is full stalls until the retransmission is acknowledged, and a lost
+    /// retransmission can only end in a timeout (docs/clrp.md).
+    pub clrp_inflate: bool,
 }
 
 impl Default for TcpConfig {
@@ -91,6 +106,9 @@ impl Default for TcpConfig {
             max_backoff: 64,
             total_segments: None,
             eln: false,
+            clrp: false,
+            clrp_rxmit_threshold: clrp::DEFAULT_RXMIT_THRESHOLD,
+            clrp_inflate: true,
         }
     }
 }
@@ -105,6 +123,8 @@ pub struct AckInfo {
     pub sack: SackBlocks,
     /// Explicit Loss Notification bit.
     pub eln: bool,
+    /// CLRP loss blocks (paper 001): recent wireless losses, newest first.
+    pub loss: LossBlocks,
 }
 
 /// One segment the sender wants transmitted now.
@@ -122,6 +142,8 @@ pub enum RecoveryEvent {
     FastRetransmit { seq: u32, window_cut: bool },
     /// Retransmission timeout; `seq` is the segment retransmitted.
     Timeout { seq: u32 },
+    /// CLRP retransmission of a notified wireless loss (no window cut).
+    ClrpRetransmit { seq: u32 },
 }
 
 /// What the sender wants done after an input. The caller clears it (with
@@ -161,4 +183,10 @@ pub struct SenderStats {
     pub eln_acks: u64,
     /// Fast retransmits made without a window cut because of ELN.
     pub eln_retransmits: u64,
+    /// ACKs received carrying CLRP loss blocks.
+    pub clrp_notices: u64,
+    /// Retransmissions of CLRP-notified losses (no window cut).
+    pub clrp_retransmits: u64,
+    /// DUPACKs not counted because they ask for a CLRP-listed packet.
+    pub clrp_dupacks_ignored: u64,
 }

@@ -5,6 +5,7 @@
 //! `start`, ACKs and timer expiries with the current time and carries out
 //! what lands in [`SenderOutput`]. See docs/tcp.md for every choice made here.
 
+use super::clrp::NoticeList;
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::{AckInfo, RecoveryEvent, SendSeg, SenderOutput, SenderStats, TcpConfig, Variant};
@@ -45,6 +46,12 @@ pub struct TcpSender {
     eln_rxmit: Option<u32>,
     /// cwnd before an ELN recovery, restored when it ends.
     eln_restore: Option<f64>,
+    /// TCP-MH's list of notified wireless losses (CLRP), and a reused buffer
+    /// of the numbers to retransmit.
+    clrp: Option<NoticeList>,
+    clrp_rtx: Vec<u32>,
+    /// Window inflation by DUPACKs of listed losses since the last new ACK.
+    clrp_extra: u32,
     started: bool,
     stats: SenderStats,
 }
@@ -76,6 +83,9 @@ impl TcpSender {
             high_rxt: None,
             eln_rxmit: None,
             eln_restore: None,
+            clrp: cfg.clrp.then(|| NoticeList::new(cfg.clrp_rxmit_threshold)),
+            clrp_rtx: Vec::new(),
+            clrp_extra: 0,
             started: false,
             stats: SenderStats::default(),
             cfg,
@@ -105,15 +115,39 @@ impl TcpSender {
         if ack.eln {
             self.stats.eln_acks += 1;
         }
+        // CLRP (paper 001 §II.A, Fig. 2): update the list from every ACK,
+        // new or duplicate, before the ACK itself is processed.
+        if let Some(list) = self.clrp.as_mut() {
+            if !ack.loss.is_empty() {
+                self.stats.clrp_notices += 1;
+            }
+            self.clrp_rtx.clear();
+            let cum = a.max(self.snd_una);
+            list.on_ack(
+                cum,
+                ack.loss.as_slice().iter().copied(),
+                ack.ts_echo,
+                now,
+                &mut self.clrp_rtx,
+            );
+        }
         if a > self.snd_una {
             self.new_ack(now, a, out);
         } else if a == self.snd_una && self.max_sent > self.snd_una {
-            if self.cfg.eln && ack.eln && !self.in_recovery {
+            if self.clrp.as_ref().is_some_and(|l| l.contains(a)) {
+                // A DUPACK for a listed wireless loss: neither fast
+                // retransmit nor a window cut (its recovery is CLRP's).
+                self.stats.clrp_dupacks_ignored += 1;
+                if self.cfg.clrp_inflate {
+                    self.clrp_extra += 1;
+                }
+            } else if self.cfg.eln && ack.eln && !self.in_recovery {
                 self.eln_dup_ack(now, out);
             } else {
                 self.dup_ack(now, out);
             }
         }
+        self.clrp_retransmit(now, out);
         // An old ACK (a < snd_una) only contributes its SACK blocks.
         if self.cfg.variant == Variant::Sack && !self.in_recovery && self.may_enter_recovery() {
             // RFC 6675 §5 (2): IsLost(HighACK + 1) also starts recovery.
@@ -153,6 +187,11 @@ impl TcpSender {
         self.eln_restore = None;
         self.dupacks = 0;
         self.lt_sent = 0;
+        if let Some(list) = self.clrp.as_mut() {
+            // Go-back-N resends the window: the list starts afresh.
+            list.clear();
+        }
+        self.clrp_extra = 0;
         if self.cfg.variant == Variant::Sack {
             self.sb.clear_sacked();
             self.sb.clear_retransmitted();
@@ -212,7 +251,28 @@ impl TcpSender {
         self.dupacks
     }
 
+    /// The CLRP list (None unless `clrp`).
+    pub fn clrp_list(&self) -> Option<&NoticeList> {
+        self.clrp.as_ref()
+    }
+
     // ---- internals ----
+
+    /// Retransmit the CLRP-listed packets whose notices reached the
+    /// threshold, "promptly without starting up TCP congestion control"
+    /// (paper 001 §II.A): cwnd, ssthresh, dupacks and recovery untouched.
+    fn clrp_retransmit(&mut self, now: Time, out: &mut SenderOutput) {
+        for k in 0..self.clrp_rtx.len() {
+            let seq = self.clrp_rtx[k];
+            if seq < self.snd_una || seq >= self.max_sent {
+                continue;
+            }
+            self.stats.clrp_retransmits += 1;
+            out.events.push(RecoveryEvent::ClrpRetransmit { seq });
+            self.transmit(now, seq, out);
+        }
+        self.clrp_rtx.clear();
+    }
 
     /// The ACK is not a duplicate of data sent before the last FR/timeout
     /// (ns-2 `bug_fix_`, RFC 6582 §3.2 step 2).
@@ -244,6 +304,7 @@ impl TcpSender {
         }
         self.dupacks = 0;
         self.lt_sent = 0;
+        self.clrp_extra = 0;
         let full = match self.recover {
             None => true,
             Some(r) => a > r,
@@ -443,7 +504,7 @@ impl TcpSender {
     }
 
     fn effective_window(&self) -> u32 {
-        let c = self.cwnd.floor();
+        let c = self.cwnd.floor() + f64::from(self.clrp_extra);
         let c = if c >= f64::from(u32::MAX) {
             u32::MAX
         } else {

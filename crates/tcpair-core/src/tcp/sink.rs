@@ -5,10 +5,11 @@
 //! `rcv_nxt`) that grows only when a larger gap than ever before is seen, so
 //! steady state allocates nothing.
 
+use super::clrp::{HoleStats, HoleTracker, DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS};
 use super::syndrome::{SyndromeRx, SyndromeStats, UnusedCredit};
 use super::AckInfo;
 use crate::engine::{Time, MS};
-use crate::packet::{SackBlocks, SynTags, MAX_SACK_BLOCKS};
+use crate::packet::{LossBlocks, SackBlocks, SynTags, MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
 
 /// How many recently received out-of-order segments are remembered to
@@ -25,6 +26,12 @@ pub struct SinkConfig {
     /// Syndrome receiver (paper 000): see `tcp::syndrome`.
     pub syndrome: bool,
     pub syndrome_unused_credit: UnusedCredit,
+    /// TCP-MH receiver of CLRP (paper 001 §II.B): a hole that persists
+    /// after `clrp_hole_threshold` further packets is a loss; the
+    /// `clrp_max_blocks` most recent ones ride on every ACK.
+    pub clrp: bool,
+    pub clrp_hole_threshold: u32,
+    pub clrp_max_blocks: u32,
 }
 
 impl Default for SinkConfig {
@@ -35,6 +42,9 @@ impl Default for SinkConfig {
             sack: false,
             syndrome: false,
             syndrome_unused_credit: UnusedCredit::Keep,
+            clrp: false,
+            clrp_hole_threshold: DEFAULT_HOLE_THRESHOLD,
+            clrp_max_blocks: DEFAULT_MAX_BLOCKS,
         }
     }
 }
@@ -67,6 +77,9 @@ pub struct TcpSink {
     deadline: Option<Time>,
     acks_sent: u64,
     syndrome: Option<SyndromeRx>,
+    clrp: Option<HoleTracker>,
+    /// ACKs sent with CLRP loss blocks.
+    clrp_acks: u64,
 }
 
 impl TcpSink {
@@ -83,6 +96,8 @@ impl TcpSink {
             syndrome: cfg
                 .syndrome
                 .then(|| SyndromeRx::new(cfg.syndrome_unused_credit)),
+            clrp: cfg.clrp.then(|| HoleTracker::new(cfg.clrp_hole_threshold)),
+            clrp_acks: 0,
             cfg,
         }
     }
@@ -90,6 +105,12 @@ impl TcpSink {
     /// The Syndrome receiver's counters (None without `syndrome`).
     pub fn syndrome_stats(&self) -> Option<&SyndromeStats> {
         self.syndrome.as_ref().map(|r| r.stats())
+    }
+
+    /// The CLRP hole detector's counters, and the ACKs sent with loss
+    /// blocks (None without `clrp`).
+    pub fn clrp_stats(&self) -> Option<(HoleStats, u64)> {
+        self.clrp.as_ref().map(|t| (*t.stats(), self.clrp_acks))
     }
 
     pub fn rcv_nxt(&self) -> u32 {
@@ -167,6 +188,10 @@ impl TcpSink {
         }
         if seq > self.rcv_nxt {
             self.note_recent(seq);
+        }
+        if let Some(t) = self.clrp.as_mut() {
+            t.on_arrival(seq, sent_at);
+            t.advance(self.rcv_nxt);
         }
         let ack_now = if !self.cfg.delayed_ack || immediate {
             true
@@ -254,11 +279,19 @@ impl TcpSink {
             Some(rx) => rx.ack_eln(self.rcv_nxt),
             None => false,
         };
+        let mut loss = LossBlocks::default();
+        if let Some(t) = self.clrp.as_ref() {
+            t.recent(self.cfg.clrp_max_blocks as usize, &mut loss);
+            if !loss.is_empty() {
+                self.clrp_acks += 1;
+            }
+        }
         AckInfo {
             ack: self.rcv_nxt,
             ts_echo: echo,
             sack,
             eln,
+            loss,
         }
     }
 }

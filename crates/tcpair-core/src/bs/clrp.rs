@@ -1,0 +1,664 @@
+//! CLRP-BS (paper 001, Sun/Li/Liew): the base-station half of the
+//! Clustered-loss Retransmission Protocol, both directions, per connection.
+//!
+//! MH -> FH (paper 001 §II.A; data arrive from the wireless hop): the BS
+//! stores only the sequence numbers it receives from the MH ([`HoleTracker`]).
+//! A hole that persists after `hole_threshold` further packets is a wireless
+//! loss; so is a packet that DUPACKs from the FH ask for and the BS never
+//! received, while one it did receive was lost on the wired side
+//! (congestion: counted, never reported). On every ACK toward the MH, new or
+//! duplicate, the `max_blocks` most recently declared wireless losses still
+//! missing ride in the loss-block option; TCP-MH (`tcp::sender`) does the rest.
+//!
+//! FH -> MH (§II.B; data leave on the wireless hop): the BS caches the
+//! packets it forwards, TCP-MH (`tcp::sink`) detects holes and reports them
+//! on its ACKs, and the BS keeps the (sequence, times notified) list
+//! ([`NoticeList`]): a reported packet it holds in its cache is a wireless
+//! loss and is retransmitted locally once notified `rxmit_threshold` times;
+//! one it does not hold never reached the BS (a wired loss) and is the
+//! fixed host's to repair. The option is stripped before the ACK goes on,
+//! and DUPACKs asking for a cached packet are suppressed, so the FH's TCP is
+//! unmodified and sees no wireless loss.
+//!
+//! Interpretations (each also in docs/clrp.md):
+//! - No local timer: the paper describes none. A wireless loss the MH cannot
+//!   report (too few packets follow it) is left to the FH's timer.
+//! - The -1 mark of a local retransmission ends as at the MH (see
+//!   `tcp::clrp`): a notice on an ACK echoing a packet the FH sent after the
+//!   last packet this BS forwarded before the retransmission.
+//! - A sender retransmission of a cached packet refreshes the cached copy
+//!   and is forwarded; one of a packet never cached (lost upstream) is cached.
+
+use std::collections::VecDeque;
+
+use super::eln_track::SEQ_BYTES;
+use super::{AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use crate::engine::Time;
+use crate::error::{from_value, ConfigError};
+use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx, MAX_LOSS_BLOCKS};
+use crate::tcp::clrp::{
+    HoleTracker, NoticeList, DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS, DEFAULT_RXMIT_THRESHOLD,
+};
+use serde::Deserialize;
+
+pub const INFO: AgentInfo = AgentInfo {
+    name: "clrp",
+    summary: "CLRP-BS: wireless-loss blocks on ACKs to an MH sender; cache, loss list and local retransmission for an MH receiver (paper 001)",
+    build,
+};
+
+/// Bytes of state per entry of the loss list (sequence number and count).
+const ENTRY_BYTES: i64 = 8;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    hole_threshold: Option<i64>,
+    max_blocks: Option<i64>,
+    rxmit_threshold: Option<i64>,
+    cache: Option<i64>,
+}
+
+/// CLRP-BS's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClrpParams {
+    /// Further packets after which a hole from the MH is a wireless loss.
+    pub hole_threshold: u32,
+    /// Loss blocks piggy-backed per ACK (paper 001: 6).
+    pub max_blocks: u32,
+    /// Notices after which a cached packet is retransmitted (paper 001: 2).
+    pub rxmit_threshold: u32,
+    /// Packets cached per connection (FH -> MH).
+    pub cache: usize,
+}
+
+impl Default for ClrpParams {
+    fn default() -> Self {
+        Self {
+            hole_threshold: DEFAULT_HOLE_THRESHOLD,
+            max_blocks: DEFAULT_MAX_BLOCKS,
+            rxmit_threshold: DEFAULT_RXMIT_THRESHOLD,
+            cache: 100,
+        }
+    }
+}
+
+fn int(field: &str, v: Option<i64>, lo: i64, hi: i64, dflt: i64) -> Result<i64, ConfigError> {
+    match v {
+        None => Ok(dflt),
+        Some(n) if (lo..=hi).contains(&n) => Ok(n),
+        Some(n) => Err(ConfigError::new(
+            field,
+            format!("must be {lo}..={hi}, got {n}"),
+        )),
+    }
+}
+
+fn parse(v: &serde_json::Value) -> Result<ClrpParams, ConfigError> {
+    let c: Config = from_value(v)?;
+    let d = ClrpParams::default();
+    Ok(ClrpParams {
+        hole_threshold: int(
+            "hole_threshold",
+            c.hole_threshold,
+            0,
+            1000,
+            d.hole_threshold.into(),
+        )? as u32,
+        max_blocks: int(
+            "max_blocks",
+            c.max_blocks,
+            1,
+            MAX_LOSS_BLOCKS as i64,
+            d.max_blocks.into(),
+        )? as u32,
+        rxmit_threshold: int(
+            "rxmit_threshold",
+            c.rxmit_threshold,
+            1,
+            1000,
+            d.rxmit_threshold.into(),
+        )? as u32,
+        cache: int("cache", c.cache, 1, 1_000_000, d.cache as i64)? as usize,
+    })
+}
+
+fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, ConfigError> {
+    Ok(Box::new(ClrpBs::new(node, parse(v)?)))
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counters {
+    // MH -> FH
+    holes_declared: u64,
+    dupack_declared: u64,
+    wired_losses: u64,
+    stale_dupacks: u64,
+    acks_with_blocks: u64,
+    blocks_sent: u64,
+    // FH -> MH
+    notices: u64,
+    wired_notices: u64,
+    stale_notices: u64,
+    local_retransmits: u64,
+    repeat_retransmits: u64,
+    dupacks_suppressed: u64,
+    dupacks_forwarded: u64,
+    options_stripped: u64,
+    cache_full: u64,
+}
+
+/// Both directions' state of one connection.
+#[derive(Debug)]
+struct Conn {
+    // MH -> FH
+    up: HoleTracker,
+    up_last_ack: Option<u32>,
+    /// The last DUPACK value counted as a wired loss (counted once).
+    up_wired: Option<u32>,
+    // FH -> MH
+    cache: VecDeque<Packet>,
+    cache_bytes: i64,
+    highest: Option<u32>,
+    /// Latest FH send time among the packets forwarded toward the MH.
+    fwd_mark: Time,
+    down_last_ack: Option<u32>,
+    list: NoticeList,
+    rtx: Vec<u32>,
+    /// State last reported to the meters.
+    held: (i64, i64),
+    c: Counters,
+}
+
+impl Conn {
+    fn new(p: &ClrpParams) -> Self {
+        Self {
+            up: HoleTracker::new(p.hole_threshold),
+            up_last_ack: None,
+            up_wired: None,
+            cache: VecDeque::new(),
+            cache_bytes: 0,
+            highest: None,
+            fwd_mark: 0,
+            down_last_ack: None,
+            list: NoticeList::new(p.rxmit_threshold),
+            rtx: Vec::new(),
+            held: (0, 0),
+            c: Counters::default(),
+        }
+    }
+
+    fn cached(&self, seq: u32) -> Option<usize> {
+        self.cache.binary_search_by_key(&seq, |p| p.seq).ok()
+    }
+
+    /// What an ACK echoing `echo` that reports `seq` missing says: None if
+    /// `seq` is not cached (never reached the BS: a wired loss); Some(true)
+    /// if the ACK was triggered by a packet sent no earlier than the cached
+    /// copy (it followed that copy over the FIFO wireless hop, so the copy
+    /// was lost there); Some(false) if it predates the copy (stale).
+    fn wireless_loss(&self, seq: u32, echo: Time) -> Option<bool> {
+        self.cached(seq).map(|j| echo >= self.cache[j].sent_at)
+    }
+
+    /// Packets and bytes held: cached packets, plus each remembered
+    /// sequence number (4 bytes) and list entry (8 bytes).
+    fn state(&self) -> (i64, i64) {
+        (
+            self.cache.len() as i64,
+            self.cache_bytes
+                + SEQ_BYTES * self.up.span() as i64
+                + ENTRY_BYTES * self.list.len() as i64,
+        )
+    }
+}
+
+#[derive(Debug)]
+pub struct ClrpBs {
+    p: ClrpParams,
+    conns: Vec<Conn>,
+    meters: Meters,
+}
+
+impl ClrpBs {
+    pub fn new(_node: NodeId, p: ClrpParams) -> Self {
+        Self {
+            p,
+            conns: Vec::new(),
+            meters: Meters::default(),
+        }
+    }
+
+    fn conn(&mut self, flow: FlowId) -> usize {
+        self.meters.touch(flow);
+        let i = flow as usize;
+        if self.conns.len() <= i {
+            let p = self.p;
+            self.conns.resize_with(i + 1, || Conn::new(&p));
+        }
+        i
+    }
+
+    /// MH -> FH: a data packet that crossed the wireless hop from the MH.
+    fn data_from_mh(&mut self, i: usize, pkt: &Packet) {
+        let c = &mut self.conns[i];
+        let before = c.up.stats().by_threshold;
+        c.up.on_arrival(pkt.seq, pkt.sent_at);
+        c.c.holes_declared += c.up.stats().by_threshold - before;
+    }
+
+    /// MH -> FH: an ACK from the FH on its way to the MH.
+    fn ack_to_mh(&mut self, i: usize, pkt: &mut Packet) {
+        let max = self.p.max_blocks as usize;
+        let c = &mut self.conns[i];
+        let ack = pkt.seq;
+        match c.up_last_ack {
+            Some(l) if ack == l => {
+                // DUPACKs ask for `ack`: never received here -> wireless;
+                // received here -> lost between the BS and the FH (wired).
+                if c.up.is_hole(ack) {
+                    if c.up.declare(ack) {
+                        c.c.dupack_declared += 1;
+                    }
+                } else if let Some(sent) = c.up.stamp(ack) {
+                    // Only a DUPACK triggered by a packet the MH sent after
+                    // the copy of `ack` that passed here shows a wired loss
+                    // (FIFO wired hop); an earlier one is stale, e.g. one
+                    // still on its way when TCP-MH's retransmission passed.
+                    if pkt.ts_echo <= sent {
+                        c.c.stale_dupacks += 1;
+                    } else if c.up_wired != Some(ack) {
+                        c.up_wired = Some(ack);
+                        c.c.wired_losses += 1;
+                    }
+                }
+            }
+            Some(l) if ack < l => {}
+            _ => {
+                c.up_last_ack = Some(ack);
+                c.up.advance(ack);
+            }
+        }
+        c.up.recent(max, &mut pkt.loss);
+        if !pkt.loss.is_empty() {
+            c.c.acks_with_blocks += 1;
+            c.c.blocks_sent += u64::from(pkt.loss.len);
+        }
+    }
+
+    /// FH -> MH: a data packet from the FH about to cross the wireless hop.
+    fn data_to_mh(&mut self, i: usize, pkt: &Packet) {
+        let limit = self.p.cache;
+        let c = &mut self.conns[i];
+        c.fwd_mark = c.fwd_mark.max(pkt.sent_at);
+        let seq = pkt.seq;
+        if let Some(k) = c.cached(seq) {
+            // A sender retransmission of a cached packet: keep the newer copy.
+            c.cache[k] = *pkt;
+            return;
+        }
+        if c.down_last_ack.is_some_and(|a| seq < a) {
+            return; // already acknowledged by the MH
+        }
+        if c.cache.len() >= limit {
+            c.c.cache_full += 1;
+            return;
+        }
+        c.cache_bytes += i64::from(pkt.size);
+        if c.highest.is_none_or(|h| seq > h) {
+            c.highest = Some(seq);
+            c.cache.push_back(*pkt);
+        } else {
+            let k = c.cache.partition_point(|p| p.seq < seq);
+            c.cache.insert(k, *pkt);
+        }
+    }
+
+    /// FH -> MH: an ACK from the MH, with TCP-MH's loss blocks.
+    fn ack_from_mh(&mut self, i: usize, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
+        let c = &mut self.conns[i];
+        let ack = pkt.seq;
+        let blocks = pkt.loss;
+        if !blocks.is_empty() {
+            // Loss information travels only between the BS and the MH.
+            pkt.loss.clear();
+            c.c.options_stripped += 1;
+        }
+        let dup = c.down_last_ack == Some(ack);
+        if c.down_last_ack.is_none_or(|l| ack > l) {
+            c.down_last_ack = Some(ack);
+            while c.cache.front().is_some_and(|p| p.seq < ack) {
+                let p = c.cache.pop_front().expect("front exists");
+                c.cache_bytes -= i64::from(p.size);
+            }
+        }
+        // A reported number the BS holds is a wireless loss; one it never
+        // received was lost on the wired side, the FH's to repair. A notice
+        // echoing a packet sent before the cached copy concerns an earlier
+        // copy (one lost upstream; the FH's retransmission is now cached)
+        // and says nothing about this one.
+        let mut wireless = [0u32; MAX_LOSS_BLOCKS];
+        let mut n = 0;
+        for &s in blocks.as_slice().iter().filter(|&&s| s >= ack) {
+            match c.wireless_loss(s, pkt.ts_echo) {
+                Some(true) => {
+                    wireless[n] = s;
+                    n += 1;
+                }
+                Some(false) => c.c.stale_notices += 1,
+                None => c.c.wired_notices += 1,
+            }
+        }
+        c.c.notices += n as u64;
+        let repeats = c.list.stats().repeats;
+        c.rtx.clear();
+        c.list.on_ack(
+            ack,
+            wireless[..n].iter().copied(),
+            pkt.ts_echo,
+            c.fwd_mark,
+            &mut c.rtx,
+        );
+        c.c.repeat_retransmits += c.list.stats().repeats - repeats;
+        for k in 0..c.rtx.len() {
+            if let Some(j) = c.cached(c.rtx[k]) {
+                let mut p = c.cache[j];
+                p.retx = Retx::BaseStation; // keeps the sender's `sent_at`
+                out.inject.push(p);
+                c.c.local_retransmits += 1;
+            }
+        }
+        if dup {
+            if c.wireless_loss(ack, pkt.ts_echo) == Some(true) {
+                // A wireless loss the BS repairs: hidden from the FH.
+                c.c.dupacks_suppressed += 1;
+                return Verdict::Absorb;
+            }
+            c.c.dupacks_forwarded += 1;
+        }
+        Verdict::Forward
+    }
+
+    fn account(&mut self, now: Time, i: usize, flow: FlowId) {
+        let c = &mut self.conns[i];
+        let (p, b) = c.state();
+        let (hp, hb) = c.held;
+        if (p, b) != (hp, hb) {
+            c.held = (p, b);
+            self.meters.add(now, flow, p - hp, b - hb);
+        }
+    }
+}
+
+impl BsAgent for ClrpBs {
+    fn name(&self) -> &'static str {
+        INFO.name
+    }
+
+    fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
+        let i = self.conn(pkt.flow);
+        let mut verdict = Verdict::Forward;
+        match pkt.kind {
+            PktKind::Data => {
+                if ctx.from_wireless() {
+                    self.data_from_mh(i, pkt);
+                }
+                if ctx.toward_wireless() {
+                    self.data_to_mh(i, pkt);
+                }
+            }
+            PktKind::Ack => {
+                if ctx.from_wireless() {
+                    verdict = self.ack_from_mh(i, pkt, out);
+                }
+                if ctx.toward_wireless() && verdict == Verdict::Forward {
+                    self.ack_to_mh(i, pkt);
+                }
+            }
+        }
+        self.account(now, i, pkt.flow);
+        verdict
+    }
+
+    fn meters(&self) -> &Meters {
+        &self.meters
+    }
+
+    fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {
+        let c = self
+            .conns
+            .get(flow as usize)
+            .map(|c| c.c)
+            .unwrap_or_default();
+        vec![
+            ("holes_declared", c.holes_declared),
+            ("dupack_declared", c.dupack_declared),
+            ("wired_losses", c.wired_losses),
+            ("stale_dupacks", c.stale_dupacks),
+            ("acks_with_blocks", c.acks_with_blocks),
+            ("blocks_sent", c.blocks_sent),
+            ("notices", c.notices),
+            ("wired_notices", c.wired_notices),
+            ("stale_notices", c.stale_notices),
+            ("local_retransmits", c.local_retransmits),
+            ("repeat_retransmits", c.repeat_retransmits),
+            ("dupacks_suppressed", c.dupacks_suppressed),
+            ("dupacks_forwarded", c.dupacks_forwarded),
+            ("options_stripped", c.options_stripped),
+            ("cache_full", c.cache_full),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bs::eln_track::tests::{pkt, DOWN, UP};
+    use crate::packet::LossBlocks;
+
+    fn bs() -> ClrpBs {
+        ClrpBs::new(1, ClrpParams::default())
+    }
+    fn counter(b: &ClrpBs, name: &str) -> u64 {
+        b.counters(0)
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .unwrap()
+            .1
+    }
+
+    /// MH -> FH: data `seq` arrives from the MH (UP context: from wireless),
+    /// sent at time `seq`.
+    fn up_data(b: &mut ClrpBs, seq: u32) {
+        let mut p = pkt(0, PktKind::Data, seq);
+        p.sent_at = Time::from(seq);
+        let mut o = BsOut::default();
+        assert_eq!(b.on_packet(0, &UP, &mut p, &mut o), Verdict::Forward);
+    }
+    /// MH -> FH: an ACK from the FH toward the MH, echoing a packet sent at
+    /// `echo`; returns its loss blocks.
+    fn up_ack_echo(b: &mut ClrpBs, ack: u32, echo: Time) -> Vec<u32> {
+        let mut p = pkt(0, PktKind::Ack, ack);
+        p.ts_echo = echo;
+        let mut o = BsOut::default();
+        let ctx = BsCtx {
+            node: 1,
+            in_kind: crate::net::LinkKind::Wired,
+            out_kind: crate::net::LinkKind::Wireless,
+        };
+        assert_eq!(b.on_packet(0, &ctx, &mut p, &mut o), Verdict::Forward);
+        p.loss.as_slice().to_vec()
+    }
+    fn up_ack(b: &mut ClrpBs, ack: u32) -> Vec<u32> {
+        up_ack_echo(b, ack, 1000)
+    }
+
+    #[test]
+    fn mh_to_fh_holes_become_blocks_on_new_and_duplicate_acks() {
+        let mut b = bs();
+        up_data(&mut b, 0);
+        for s in 5..8 {
+            up_data(&mut b, s); // 1..=4 lost, revealed by 5
+        }
+        assert!(up_ack(&mut b, 1).is_empty(), "2 further packets: not yet");
+        up_data(&mut b, 8);
+        assert_eq!(
+            up_ack(&mut b, 1),
+            vec![4, 3, 2, 1],
+            "duplicate ACK carries them"
+        );
+        assert_eq!(counter(&b, "holes_declared"), 4);
+        // A new ACK carries them too, minus what it acknowledges.
+        up_data(&mut b, 1);
+        assert_eq!(up_ack(&mut b, 2), vec![4, 3, 2]);
+    }
+
+    #[test]
+    fn mh_to_fh_blocks_are_capped_at_max_blocks() {
+        let mut b = bs();
+        up_data(&mut b, 0);
+        up_data(&mut b, 10); // 1..=9 lost
+        for s in 11..14 {
+            up_data(&mut b, s);
+        }
+        let blocks = up_ack(&mut b, 1);
+        assert_eq!(blocks.len(), 6);
+        assert_eq!(blocks, vec![9, 8, 7, 6, 5, 4], "the most recent six");
+    }
+
+    #[test]
+    fn mh_to_fh_dupacks_classify_wired_and_wireless() {
+        let mut b = bs();
+        for s in [0, 1, 3] {
+            up_data(&mut b, s); // 2 lost on the wireless hop, revealed only
+        }
+        up_ack(&mut b, 1);
+        // A DUPACK for 1 (which passed here, sent at 1) triggered by a packet
+        // sent before it: stale, not a loss.
+        assert!(up_ack_echo(&mut b, 1, 0).is_empty());
+        assert_eq!(counter(&b, "stale_dupacks"), 1);
+        assert_eq!(counter(&b, "wired_losses"), 0);
+        // Triggered by packets sent after it: 1 was lost on the wired side;
+        // not reported to the MH (its Reno response applies).
+        assert!(up_ack(&mut b, 1).is_empty());
+        assert!(up_ack(&mut b, 1).is_empty());
+        assert_eq!(counter(&b, "wired_losses"), 1, "counted once per hole");
+        // Later the FH asks for 2, never received here: wireless at once.
+        up_ack(&mut b, 2);
+        assert_eq!(up_ack(&mut b, 2), vec![2]);
+        assert_eq!(counter(&b, "dupack_declared"), 1);
+    }
+
+    /// FH -> MH: data `seq` from the FH toward the MH.
+    fn down_data(b: &mut ClrpBs, seq: u32, sent_at: Time) {
+        let mut p = pkt(0, PktKind::Data, seq);
+        p.sent_at = sent_at;
+        let mut o = BsOut::default();
+        assert_eq!(b.on_packet(0, &DOWN, &mut p, &mut o), Verdict::Forward);
+    }
+    /// FH -> MH: an ACK from the MH with loss blocks; returns (verdict,
+    /// the blocks left on it, the local retransmissions).
+    fn down_ack(b: &mut ClrpBs, ack: u32, loss: &[u32], echo: Time) -> (Verdict, usize, Vec<u32>) {
+        let mut p = pkt(0, PktKind::Ack, ack);
+        p.ts_echo = echo;
+        p.loss = LossBlocks::default();
+        for &s in loss {
+            p.loss.push(s);
+        }
+        let ctx = BsCtx {
+            node: 1,
+            in_kind: crate::net::LinkKind::Wireless,
+            out_kind: crate::net::LinkKind::Wired,
+        };
+        let mut o = BsOut::default();
+        let v = b.on_packet(0, &ctx, &mut p, &mut o);
+        for q in &o.inject {
+            assert_eq!(q.retx, Retx::BaseStation);
+        }
+        (
+            v,
+            p.loss.len as usize,
+            o.inject.iter().map(|q| q.seq).collect(),
+        )
+    }
+
+    #[test]
+    fn fh_to_mh_local_retransmission_at_the_threshold_option_stripped() {
+        let mut b = bs();
+        for s in 0..10 {
+            down_data(&mut b, s, u64::from(s));
+        }
+        assert_eq!(down_ack(&mut b, 2, &[], 1), (Verdict::Forward, 0, vec![]));
+        // DUPACKs for the cached 2 are suppressed; the first notice counts 1.
+        assert_eq!(down_ack(&mut b, 2, &[], 3).0, Verdict::Absorb);
+        assert_eq!(
+            down_ack(&mut b, 2, &[4, 2], 6),
+            (Verdict::Absorb, 0, vec![])
+        );
+        assert_eq!(
+            down_ack(&mut b, 2, &[4, 2], 7),
+            (Verdict::Absorb, 0, vec![2, 4]),
+            "second notice: both retransmitted, option stripped"
+        );
+        // More notices from packets sent before the last forwarded one (9): -1.
+        assert_eq!(down_ack(&mut b, 2, &[4, 2], 8).2, Vec::<u32>::new());
+        assert_eq!(down_ack(&mut b, 2, &[4, 2], 9).2, Vec::<u32>::new());
+        // 10 forwarded after the retransmission; its ACK still reports 4: the
+        // retransmission of 4 was lost; two such notices resend it.
+        down_data(&mut b, 10, 10);
+        down_data(&mut b, 11, 11);
+        assert_eq!(down_ack(&mut b, 3, &[4], 10).2, Vec::<u32>::new());
+        assert_eq!(down_ack(&mut b, 3, &[4], 11), (Verdict::Absorb, 0, vec![4]));
+        assert_eq!(counter(&b, "local_retransmits"), 3);
+        assert_eq!(counter(&b, "repeat_retransmits"), 1);
+        assert_eq!(counter(&b, "options_stripped"), 6);
+    }
+
+    #[test]
+    fn fh_to_mh_a_hole_the_bs_never_received_is_the_senders() {
+        let mut b = bs();
+        for s in [0, 1, 3, 4, 5, 6] {
+            down_data(&mut b, s, u64::from(s)); // 2 lost upstream
+        }
+        down_ack(&mut b, 2, &[], 1);
+        let (v, left, rtx) = down_ack(&mut b, 2, &[2], 4);
+        assert_eq!((v, left), (Verdict::Forward, 0), "DUPACK goes on, stripped");
+        assert!(rtx.is_empty());
+        assert_eq!(down_ack(&mut b, 2, &[2], 5), (Verdict::Forward, 0, vec![]));
+        assert_eq!(counter(&b, "wired_notices"), 2);
+        assert_eq!(counter(&b, "dupacks_forwarded"), 2);
+    }
+
+    #[test]
+    fn new_ack_frees_the_cache_and_state_is_metered() {
+        let mut b = bs();
+        for s in 0..4 {
+            down_data(&mut b, s, 0);
+        }
+        assert_eq!(b.meters().total.pkts_peak, 4);
+        down_ack(&mut b, 3, &[], 0);
+        assert_eq!(b.conns[0].cache.len(), 1);
+    }
+
+    #[test]
+    fn config_errors_name_the_field_and_value() {
+        for (v, field) in [
+            (serde_json::json!({"max_blocks": 9}), "max_blocks"),
+            (serde_json::json!({"max_blocks": 0}), "max_blocks"),
+            (serde_json::json!({"rxmit_threshold": 0}), "rxmit_threshold"),
+            (serde_json::json!({"hole_threshold": -1}), "hole_threshold"),
+            (serde_json::json!({"cache": 0}), "cache"),
+        ] {
+            let e = parse(&v).unwrap_err();
+            assert_eq!(e.path, field, "{e}");
+        }
+        assert!(parse(&serde_json::json!({"bogus": 1}))
+            .unwrap_err()
+            .to_string()
+            .contains("bogus"));
+        assert_eq!(
+            parse(&serde_json::json!({})).unwrap(),
+            ClrpParams::default()
+        );
+    }
+}
