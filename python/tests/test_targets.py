@@ -566,6 +566,13 @@ def test_clrp_cwnd_claims(tmp_path: Path, name: str) -> None:
     stats = pd.read_csv(tmp_path / "a" / "out" / f"{name}_cwnd.csv")
     snoop = stats[stats["scheme"] == "snoop"]
     assert list(snoop["max_cwnd"]) == [9.0] * 3 and list(snoop["falls_to_one"]) == [11] * 3
+    assert (stats["mean_window"] == stats["mean_cwnd"]).all()  # never above the window
+    capped = clrp.cwnd_stats(
+        pd.DataFrame([{"run_key": "k", "scheme": "clrp", "seed": 1, "timeouts": 0}]),
+        pd.DataFrame({"run_key": "k", "time_s": [0.0, 0.1], "cwnd": [10.0, 70.0]}),
+        window=30,
+    )
+    assert capped.loc[0, ["max_cwnd", "mean_cwnd", "mean_window"]].tolist() == [70, 40, 20]
     found = clrp.analyse(cwnd_context(tmp_path / "b", name, swap=True))
     assert {c.verdict for c in found.claims} == {FAILS}, found.claims
 

@@ -34,8 +34,9 @@ beside the paper's numbers. The other claims:
   seeds Snoop has >= :data:`FREQUENT_TIMEOUTS` timeouts and its trace falls to 1.
 - Fig. 9, "CLRP usually grows cwnd to 16": CLRP's largest cwnd is >=
   :data:`CLRP_CWND` in more than :data:`MOST` of the seeds; "under a bigger
-  window": CLRP's time-average cwnd (mean over seeds) > Snoop's; "lower the
-  probability of timeouts": CLRP's mean timeouts < Snoop's.
+  window": CLRP's time-average usable window min(cwnd, flow window) (mean over
+  seeds) > Snoop's; "lower the probability of timeouts": CLRP's mean timeouts <
+  Snoop's.
 - Fig. 10, "more pronounced above 1%": for Snoop and CLRP, the gain over Reno
   at every p > 1% exceeds the largest gain at p <= 1%.
 - Fig. 13, "all three lower than with the Expo model (Fig. 12)": each scheme's
@@ -85,6 +86,12 @@ CLRP_CWND = 16.0  # Fig. 9: "usually increases the congestion window size to 16"
 # (the paper's 100 s trace; one every 20 s on average).
 FREQUENT_TIMEOUTS = 5
 MOST = 0.5  # "usually", "always" in one plotted run: in more than half of our seeds
+# The flows' window (paper 001: 30 segments). cwnd can grow past it (Reno's fast-recovery
+# inflation, TCP-MH's inflation by listed DUPACKs) without letting more packets out, so
+# "sends under a bigger window" compares time averages of min(cwnd, window); the flow's
+# own window is read from the scenario when it gives one.
+WINDOW = 30.0
+PLOT_TOP = 1.5  # cwnd plots stop at 1.5 windows
 REL = 1e-9  # tolerance when placing a swept p against a range's bounds
 
 COLORS = {"reno": "#1f77b4", "snoop": "#d62728", "clrp": "#2ca02c"}
@@ -625,6 +632,7 @@ CWND_COLUMNS = [
     "seed",
     "max_cwnd",
     "mean_cwnd",
+    "mean_window",
     "below_cap",
     "falls_to_one",
     "timeouts",
@@ -632,10 +640,11 @@ CWND_COLUMNS = [
 ]
 
 
-def cwnd_stats(runs: pd.DataFrame, ts: pd.DataFrame) -> pd.DataFrame:
-    """Per run: largest and time-average cwnd (samples are evenly spaced), the share
-    of samples below :data:`SNOOP_CWND_CAP`, how often the trace falls to 1, the
-    run's timeouts and goodput (KB/s)."""
+def cwnd_stats(runs: pd.DataFrame, ts: pd.DataFrame, window: float = WINDOW) -> pd.DataFrame:
+    """Per run: largest and time-average cwnd (samples are evenly spaced), the
+    time-average of the usable window min(cwnd, ``window``), the share of samples
+    below :data:`SNOOP_CWND_CAP`, how often the trace falls to 1, the run's
+    timeouts and goodput (KB/s)."""
     need = {"run_key", "cwnd"}
     if ts.empty or runs.empty or not need <= set(ts.columns) or "run_key" not in runs.columns:
         return pd.DataFrame(columns=CWND_COLUMNS)
@@ -656,6 +665,7 @@ def cwnd_stats(runs: pd.DataFrame, ts: pd.DataFrame) -> pd.DataFrame:
                 "seed": int(m["seed"]),
                 "max_cwnd": float(c.max()),
                 "mean_cwnd": float(c.mean()),
+                "mean_window": float(np.minimum(c, window).mean()),
                 "below_cap": float((c < SNOOP_CWND_CAP).mean()),
                 "falls_to_one": int(np.sum(one[1:] & ~one[:-1])),
                 "timeouts": float(m["timeouts"]) if "timeouts" in m else math.nan,
@@ -741,16 +751,20 @@ def _compare(cs: pd.DataFrame, col: str) -> tuple[pd.DataFrame, pd.DataFrame] | 
 
 def claim_clrp_bigger(cs: pd.DataFrame, fig: str) -> Claim:
     text = (
-        "CLRP sends packets under a bigger window than Snoop: CLRP's time-average cwnd "
-        "(mean over seeds) above Snoop's"
+        "CLRP sends packets under a bigger window than Snoop: CLRP's time-average usable "
+        "window min(cwnd, flow window) (mean over seeds) above Snoop's"
     )
     src = _fig_source(fig)
-    both = _compare(cs, "mean_cwnd")
+    both = _compare(cs, "mean_window")
     if both is None:
         return Claim(src, text, NA, "needs CLRP and Snoop runs with a cwnd trace")
-    c, s = (float(x["mean_cwnd_mean"].iloc[0]) for x in both)
-    cc, sc = (float(x["mean_cwnd_ci95"].iloc[0]) for x in both)
-    detail = f"time-average cwnd: CLRP {pm(c, cc)}, Snoop {pm(s, sc)} segments"
+    c, s = (float(x["mean_window_mean"].iloc[0]) for x in both)
+    cc, sc = (float(x["mean_window_ci95"].iloc[0]) for x in both)
+    raw = _compare(cs, "mean_cwnd")
+    detail = f"time-average usable window: CLRP {pm(c, cc)}, Snoop {pm(s, sc)} segments"
+    if raw is not None:
+        rc, rs = (float(x["mean_cwnd_mean"].iloc[0]) for x in raw)
+        detail += f" (of cwnd itself: CLRP {rc:.2f}, Snoop {rs:.2f})"
     return Claim(src, text, HOLDS if c > s else FAILS, detail)
 
 
@@ -925,11 +939,20 @@ def _trace(runs: pd.DataFrame, ts: pd.DataFrame, scheme: str, seed: int) -> pd.D
 
 
 def plot_cwnd(
-    runs: pd.DataFrame, ts: pd.DataFrame, cs: pd.DataFrame, spec: FigSpec, out: Path
+    runs: pd.DataFrame,
+    ts: pd.DataFrame,
+    cs: pd.DataFrame,
+    spec: FigSpec,
+    out: Path,
+    window: float = WINDOW,
 ) -> list[Figure]:
-    """The page's scheme's cwnd over time (one seed, as the paper), then all schemes."""
+    """The page's scheme's cwnd over time (one seed, as the paper), then all schemes.
+    The y-axis stops at :data:`PLOT_TOP` windows: inflation spikes beyond it would
+    flatten the rest (their sizes are in the table)."""
     from matplotlib.figure import Figure as MplFigure
 
+    top = PLOT_TOP * window
+    cut = f" The y-axis stops at {top:g} segments; larger values are in the table."
     figures: list[Figure] = []
     main = spec.trace or "clrp"
     seed = trace_seed(cs, main)
@@ -940,9 +963,10 @@ def plot_cwnd(
         ax = fig.add_subplot()
         ax.step(d["time_s"], d["cwnd"], where="post", color=COLORS[main], lw=0.9)
         ax.axhline(line, color="#555", lw=0.8, ls="--", label=f"cwnd = {line:g}")
+        ax.axhline(window, color="#999", lw=0.8, ls=":", label=f"flow window {window:g}")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("congestion window (segments)")
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, min(top, max(float(d["cwnd"].max()) if len(d) else 1.0, line) * 1.05))
         title = f"Fig. {spec.figure}: " if spec.figure else ""
         ax.set_title(f"{title}{LABELS[main]} congestion window, seed {seed}")
         ax.grid(alpha=0.3)
@@ -952,7 +976,8 @@ def plot_cwnd(
             Figure(
                 png,
                 f"{LABELS[main]}'s cwnd sampled every 0.1 s over the run (seed {seed}), "
-                f"Good-state PLR 10%; dashed: the paper's {line:g} segments.",
+                f"Good-state PLR 10%; dashed: the paper's {line:g} segments, dotted: the "
+                f"flow's window.{cut}",
                 svg=svg,
             )
         )
@@ -967,7 +992,7 @@ def plot_cwnd(
             ax.axhline(SNOOP_CWND_CAP, color="#999", lw=0.6, ls=":")
             ax.axhline(CLRP_CWND, color="#555", lw=0.6, ls="--")
             ax.set_ylabel(f"{LABELS[scheme]}\ncwnd")
-            ax.set_ylim(bottom=0)
+            ax.set_ylim(0, min(top, max(float(d["cwnd"].max()) if len(d) else 1.0, 16) * 1.05))
             ax.grid(alpha=0.3)
         axes[-1].set_xlabel("time (s)")
         axes[0].set_title("cwnd of every scheme, same seed (dotted 12, dashed 16)")
@@ -976,7 +1001,7 @@ def plot_cwnd(
             Figure(
                 png,
                 "The cwnd traces of Reno, Snoop and CLRP for comparison (the plotted seed of "
-                "each); dotted: 12 segments (Fig. 8), dashed: 16 (Fig. 9).",
+                f"each); dotted: 12 segments (Fig. 8), dashed: 16 (Fig. 9).{cut}",
                 svg=svg,
             )
         )
@@ -1071,17 +1096,19 @@ def analyse(ctx: Context) -> Analysis:
     if spec.kind == "cwnd":
         pts = points(runs, ["scheme"])
         ts = _load_timeseries(ctx, runs)
-        cs = cwnd_stats(runs, ts)
+        flow = next((f for f in ctx.spec.base(ctx.quick)["flows"] if f.get("name") == FLOW), {})
+        window = float(flow.get("window", WINDOW))
+        cs = cwnd_stats(runs, ts, window)
         cs.to_csv(ctx.out / f"{stem}_cwnd.csv", index=False)
         summary = (
-            aggregate(cs, ["scheme"], ["max_cwnd", "mean_cwnd", "timeouts", GOODPUT])
+            aggregate(cs, ["scheme"], ["max_cwnd", "mean_cwnd", "mean_window", "timeouts", GOODPUT])
             if len(cs)
             else pd.DataFrame(columns=["scheme"])
         )
         if ts.empty:
             intro += " No cwnd traces were stored (the timeseries table is empty)."
         return Analysis(
-            figures=plot_cwnd(runs, ts, cs, spec, ctx.out),
+            figures=plot_cwnd(runs, ts, cs, spec, ctx.out, window),
             claims=claims(pts, spec, cs=cs),
             tables=[
                 ("cwnd per run", cs.rename(columns={GOODPUT: "goodput KB/s"})),
