@@ -66,6 +66,7 @@ def _fake_run(scenario_json: str) -> str:
                 "delay_p95_s": 0.1,
                 "delay_p99_s": 0.12,
                 "e2e_delay_mean_s": 0.07,
+                "app_delay_mean_s": 0.08,
                 "mean_rtt_s": 0.12,
                 "mean_rto_s": 0.4,
                 "mean_timeout_rto_s": 0.5 if p > 0 else None,

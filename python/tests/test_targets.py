@@ -410,6 +410,7 @@ def clrp_runs(
     ps: tuple[float, ...] = CLRP_PS,
     schemes: tuple[str, ...] = clrp.SCHEMES,
     delay: Callable[[str, float], float] | None = None,
+    app_delay: Callable[[str, float], float] | None = None,
 ) -> pd.DataFrame:
     """Goodput (KB/s) of Reno falling with p; Snoop and CLRP as ratios of it."""
 
@@ -422,6 +423,9 @@ def clrp_runs(
     if delay is not None:
         pairs = zip(runs["scheme"], runs["p"], strict=True)
         runs["e2e_delay_mean_s"] = [delay(s, p) for s, p in pairs]
+    if app_delay is not None:
+        pairs = zip(runs["scheme"], runs["p"], strict=True)
+        runs["app_delay_mean_s"] = [app_delay(s, p) for s, p in pairs]
     return runs
 
 
@@ -504,20 +508,24 @@ def _delay(rising: bool) -> Callable[[str, float], float]:
 
 
 def test_clrp_fig7_delay(tmp_path: Path) -> None:
-    runs = clrp_runs(lambda p: 1.2, lambda p: 1.1, delay=_delay(True))
+    """Both readings of the delay are judged: first arrival, then in-order delivery."""
+    runs = clrp_runs(lambda p: 1.2, lambda p: 1.1, delay=_delay(True), app_delay=_delay(False))
     found = clrp.analyse(_context(tmp_path / "a", "clrp_fig7", runs))
-    assert [c.verdict for c in found.claims] == [HOLDS, HOLDS], found.claims
+    assert [c.verdict for c in found.claims] == [HOLDS, HOLDS, FAILS, FAILS], found.claims
     assert "CLRP from 0.150 s to 0.150 s" in found.claims[0].detail
     assert "(2.14x; paper 0.14 -> 0.3 s" in found.claims[1].detail
-    assert "e2e delay s" in dict(found.tables)["Per scheme and PLR"].columns
-    assert len(found.figures) == 3
-    runs = clrp_runs(lambda p: 1.2, lambda p: 1.1, delay=_delay(False))
+    assert "app_delay_mean_s" in found.claims[2].text
+    shown = dict(found.tables)["Per scheme and PLR"].columns
+    assert "e2e delay s" in shown and "app delay s" in shown
+    assert len(found.figures) == 4
+    runs = clrp_runs(lambda p: 1.2, lambda p: 1.1, delay=_delay(False), app_delay=_delay(True))
     found = clrp_claims("clrp_fig7", runs)
-    assert [c.verdict for c in found] == [FAILS, FAILS], found
+    assert [c.verdict for c in found] == [FAILS, FAILS, HOLDS, HOLDS], found
     assert "CLRP not below Snoop at p = {0.02, 0.04" in found[0].detail
     found = clrp_claims("clrp_fig7", clrp_runs(lambda p: 1, lambda p: 1))
-    assert [c.verdict for c in found] == [NA, NA]
+    assert [c.verdict for c in found] == [NA, NA, NA, NA]
     assert "e2e_delay_mean_s" in found[0].detail
+    assert "app_delay_mean_s" in found[2].detail
 
 
 def _cwnd_trace(scheme: str, seed: int) -> list[float]:

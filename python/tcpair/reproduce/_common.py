@@ -32,6 +32,7 @@ COUNTERS: tuple[str, ...] = (
     "impossible_syndromes",
     "clrp_retransmits",
     "e2e_delay_mean_s",
+    "app_delay_mean_s",
 )
 
 

@@ -69,6 +69,8 @@ pub(crate) struct FlowState {
     pub delay: Histogram,
     /// Delay from a segment's first transmission to its first arrival.
     pub e2e_delay: Histogram,
+    /// Delay from a segment's first transmission to its in-order delivery.
+    pub app_delay: Histogram,
     /// First-transmission times of segments `first_base..`, for `e2e_delay`.
     first_tx: VecDeque<Time>,
     first_base: u32,
@@ -149,6 +151,7 @@ impl Sim {
                     base_sender: SenderStats::default(),
                     delay: Histogram::new(),
                     e2e_delay: Histogram::new(),
+                    app_delay: Histogram::new(),
                     first_tx: VecDeque::new(),
                     first_base: 0,
                     base_clrp_holes: 0,
@@ -272,6 +275,7 @@ impl Sim {
                     f.base_sender = *f.sender.stats();
                     f.delay.clear();
                     f.e2e_delay.clear();
+                    f.app_delay.clear();
                     f.base_clrp_holes = f.clrp_holes();
                 }
             }
@@ -531,6 +535,7 @@ impl Sim {
         let now = self.q.now();
         let flow = p.flow;
         let f = &mut self.flows[flow as usize];
+        let rcv_before = f.sink.rcv_nxt();
         f.sink
             .on_data_tagged(now, p.seq, p.sent_at, &p.syn, &mut self.sink_out);
         f.sink_c.arrived += 1;
@@ -546,8 +551,18 @@ impl Sim {
                 f.e2e_delay.record(now - t0);
             }
         }
-        // Segments below rcv_nxt can only arrive again as duplicates.
+        // Segments delivered in order to the application now: their delay
+        // from first transmission includes any wait behind a hole.
         let rcv_nxt = f.sink.rcv_nxt();
+        for seq in rcv_before..rcv_nxt {
+            if let Some(&t0) = seq
+                .checked_sub(f.first_base)
+                .and_then(|i| f.first_tx.get(i as usize))
+            {
+                f.app_delay.record(now - t0);
+            }
+        }
+        // Segments below rcv_nxt can only arrive again as duplicates.
         while f.first_base < rcv_nxt && f.first_tx.pop_front().is_some() {
             f.first_base += 1;
         }

@@ -79,6 +79,10 @@ pub struct FlowResult {
     pub e2e_delay_p50_s: Option<f64>,
     pub e2e_delay_p95_s: Option<f64>,
     pub e2e_delay_p99_s: Option<f64>,
+    /// Delay from a segment's first transmission to its in-order delivery
+    /// to the receiving application (head-of-line wait included).
+    pub app_delay_mean_s: Option<f64>,
+    pub app_delay_p95_s: Option<f64>,
     /// CLRP TCP-MH sender: ACKs with loss blocks, and retransmissions of
     /// notified losses (no window cut).
     pub clrp_notices: u64,
@@ -182,6 +186,8 @@ impl RunResult {
                 e2e_delay_p50_s: q2(0.5),
                 e2e_delay_p95_s: q2(0.95),
                 e2e_delay_p99_s: q2(0.99),
+                app_delay_mean_s: f.app_delay.mean().map(|v| v / 1e9),
+                app_delay_p95_s: f.app_delay.quantile(0.95).map(|v| v / 1e9),
                 clrp_notices: st.clrp_notices - base.clrp_notices,
                 clrp_retransmits: st.clrp_retransmits - base.clrp_retransmits,
                 clrp_holes: f.clrp_holes() - f.base_clrp_holes,
@@ -364,6 +370,7 @@ impl RunResult {
                     "impossible_syndromes": f.impossible_syndromes,
                     "e2e_delay_mean_s": f.e2e_delay_mean_s, "e2e_delay_p50_s": f.e2e_delay_p50_s,
                     "e2e_delay_p95_s": f.e2e_delay_p95_s, "e2e_delay_p99_s": f.e2e_delay_p99_s,
+                    "app_delay_mean_s": f.app_delay_mean_s, "app_delay_p95_s": f.app_delay_p95_s,
                     "clrp_notices": f.clrp_notices, "clrp_retransmits": f.clrp_retransmits,
                     "clrp_holes": f.clrp_holes,
                 })
