@@ -71,6 +71,23 @@ impl From<ConfigError> for SimError {
     }
 }
 
+/// `v` if `lo <= v <= hi`, else an error naming `field` and the value.
+pub fn in_range<T: PartialOrd + std::fmt::Display>(
+    field: &str,
+    v: T,
+    lo: T,
+    hi: T,
+) -> Result<T, ConfigError> {
+    if lo <= v && v <= hi {
+        Ok(v)
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("must be {lo}..={hi}, got {v}"),
+        ))
+    }
+}
+
 /// Deserialize `value` into `T`, reporting the failing field's path.
 pub fn from_value<T: serde::de::DeserializeOwned>(
     value: &serde_json::Value,

@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 use super::eln_track::SEQ_BYTES;
 use super::{AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
-use crate::error::{from_value, ConfigError};
+use crate::error::{from_value, in_range, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx, MAX_LOSS_BLOCKS};
 use crate::tcp::clrp::{
     HoleTracker, NoticeList, DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS, DEFAULT_RXMIT_THRESHOLD,
@@ -83,43 +83,29 @@ impl Default for ClrpParams {
     }
 }
 
-fn int(field: &str, v: Option<i64>, lo: i64, hi: i64, dflt: i64) -> Result<i64, ConfigError> {
-    match v {
-        None => Ok(dflt),
-        Some(n) if (lo..=hi).contains(&n) => Ok(n),
-        Some(n) => Err(ConfigError::new(
-            field,
-            format!("must be {lo}..={hi}, got {n}"),
-        )),
-    }
-}
-
 fn parse(v: &serde_json::Value) -> Result<ClrpParams, ConfigError> {
     let c: Config = from_value(v)?;
     let d = ClrpParams::default();
     Ok(ClrpParams {
-        hole_threshold: int(
+        hole_threshold: in_range(
             "hole_threshold",
-            c.hole_threshold,
+            c.hole_threshold.unwrap_or(d.hole_threshold.into()),
             0,
             1000,
-            d.hole_threshold.into(),
         )? as u32,
-        max_blocks: int(
+        max_blocks: in_range(
             "max_blocks",
-            c.max_blocks,
+            c.max_blocks.unwrap_or(d.max_blocks.into()),
             1,
             MAX_LOSS_BLOCKS as i64,
-            d.max_blocks.into(),
         )? as u32,
-        rxmit_threshold: int(
+        rxmit_threshold: in_range(
             "rxmit_threshold",
-            c.rxmit_threshold,
+            c.rxmit_threshold.unwrap_or(d.rxmit_threshold.into()),
             1,
             1000,
-            d.rxmit_threshold.into(),
         )? as u32,
-        cache: int("cache", c.cache, 1, 1_000_000, d.cache as i64)? as usize,
+        cache: in_range("cache", c.cache.unwrap_or(d.cache as i64), 1, 1_000_000)? as usize,
     })
 }
 
@@ -129,19 +115,15 @@ fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, Config
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Counters {
-    // MH -> FH
-    holes_declared: u64,
-    dupack_declared: u64,
+    // MH -> FH (declared holes: the tracker's own counters)
     wired_losses: u64,
     stale_dupacks: u64,
     acks_with_blocks: u64,
     blocks_sent: u64,
-    // FH -> MH
-    notices: u64,
+    // FH -> MH (notices and repeats: the list's own counters)
     wired_notices: u64,
     stale_notices: u64,
     local_retransmits: u64,
-    repeat_retransmits: u64,
     dupacks_suppressed: u64,
     dupacks_forwarded: u64,
     options_stripped: u64,
@@ -241,10 +223,7 @@ impl ClrpBs {
 
     /// MH -> FH: a data packet that crossed the wireless hop from the MH.
     fn data_from_mh(&mut self, i: usize, pkt: &Packet) {
-        let c = &mut self.conns[i];
-        let before = c.up.stats().by_threshold;
-        c.up.on_arrival(pkt.seq, pkt.sent_at);
-        c.c.holes_declared += c.up.stats().by_threshold - before;
+        self.conns[i].up.on_arrival(pkt.seq, pkt.sent_at);
     }
 
     /// MH -> FH: an ACK from the FH on its way to the MH.
@@ -257,9 +236,7 @@ impl ClrpBs {
                 // DUPACKs ask for `ack`: never received here -> wireless;
                 // received here -> lost between the BS and the FH (wired).
                 if c.up.is_hole(ack) {
-                    if c.up.declare(ack) {
-                        c.c.dupack_declared += 1;
-                    }
+                    c.up.declare(ack);
                 } else if let Some(sent) = c.up.stamp(ack) {
                     // Only a DUPACK triggered by a packet the MH sent after
                     // the copy of `ack` that passed here shows a wired loss
@@ -349,8 +326,6 @@ impl ClrpBs {
                 None => c.c.wired_notices += 1,
             }
         }
-        c.c.notices += n as u64;
-        let repeats = c.list.stats().repeats;
         c.rtx.clear();
         c.list.on_ack(
             ack,
@@ -359,7 +334,6 @@ impl ClrpBs {
             c.fwd_mark,
             &mut c.rtx,
         );
-        c.c.repeat_retransmits += c.list.stats().repeats - repeats;
         for k in 0..c.rtx.len() {
             if let Some(j) = c.cached(c.rtx[k]) {
                 let mut p = c.cache[j];
@@ -425,23 +399,22 @@ impl BsAgent for ClrpBs {
     }
 
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {
-        let c = self
-            .conns
-            .get(flow as usize)
-            .map(|c| c.c)
-            .unwrap_or_default();
+        let conn = self.conns.get(flow as usize);
+        let c = conn.map(|c| c.c).unwrap_or_default();
+        let holes = conn.map(|c| *c.up.stats()).unwrap_or_default();
+        let list = conn.map(|c| *c.list.stats()).unwrap_or_default();
         vec![
-            ("holes_declared", c.holes_declared),
-            ("dupack_declared", c.dupack_declared),
+            ("holes_declared", holes.by_threshold),
+            ("dupack_declared", holes.on_demand),
             ("wired_losses", c.wired_losses),
             ("stale_dupacks", c.stale_dupacks),
             ("acks_with_blocks", c.acks_with_blocks),
             ("blocks_sent", c.blocks_sent),
-            ("notices", c.notices),
+            ("notices", list.notices),
             ("wired_notices", c.wired_notices),
             ("stale_notices", c.stale_notices),
             ("local_retransmits", c.local_retransmits),
-            ("repeat_retransmits", c.repeat_retransmits),
+            ("repeat_retransmits", list.repeats),
             ("dupacks_suppressed", c.dupacks_suppressed),
             ("dupacks_forwarded", c.dupacks_forwarded),
             ("options_stripped", c.options_stripped),

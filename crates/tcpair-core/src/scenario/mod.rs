@@ -13,7 +13,7 @@ pub use spec::*;
 pub use units::Quantity;
 
 use crate::engine::{secs, Time};
-use crate::error::{from_value, ConfigError};
+use crate::error::{from_value, in_range, ConfigError};
 use crate::impair::pipeline::ImpairSpec;
 use crate::impair::Pipeline;
 use crate::net::{shortest_path, DirId, LinkDir, LinkKind, Node, NodeKind, Topology};
@@ -491,15 +491,6 @@ impl TcpSpec {
             ));
         }
         Ok(cfg)
-    }
-}
-
-/// `v` if `lo <= v <= hi`, else an error naming `field` and the value.
-fn in_range(field: &str, v: u32, lo: u32, hi: u32) -> Result<u32, ConfigError> {
-    if (lo..=hi).contains(&v) {
-        Ok(v)
-    } else {
-        Err(err(field, format!("must be {lo}..={hi}, got {v}")))
     }
 }
 

@@ -91,7 +91,13 @@ pub(crate) struct FlowState {
 impl FlowState {
     /// Holes the CLRP receiver declared so far (0 without one).
     pub fn clrp_holes(&self) -> u64 {
-        self.sink.clrp_stats().map_or(0, |(h, _)| h.by_threshold)
+        self.sink.clrp_stats().map_or(0, |h| h.by_threshold)
+    }
+
+    /// When segment `seq` was first transmitted (if still remembered).
+    fn first_tx_of(&self, seq: u32) -> Option<Time> {
+        let i = seq.checked_sub(self.first_base)?;
+        self.first_tx.get(i as usize).copied()
     }
 }
 
@@ -543,11 +549,7 @@ impl Sim {
             f.sink_c.duplicates += 1;
         } else {
             f.delay.record(now - p.sent_at);
-            if let Some(&t0) = p
-                .seq
-                .checked_sub(f.first_base)
-                .and_then(|i| f.first_tx.get(i as usize))
-            {
+            if let Some(t0) = f.first_tx_of(p.seq) {
                 f.e2e_delay.record(now - t0);
             }
         }
@@ -555,10 +557,7 @@ impl Sim {
         // from first transmission includes any wait behind a hole.
         let rcv_nxt = f.sink.rcv_nxt();
         for seq in rcv_before..rcv_nxt {
-            if let Some(&t0) = seq
-                .checked_sub(f.first_base)
-                .and_then(|i| f.first_tx.get(i as usize))
-            {
+            if let Some(t0) = f.first_tx_of(seq) {
                 f.app_delay.record(now - t0);
             }
         }

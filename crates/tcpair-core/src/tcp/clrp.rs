@@ -108,11 +108,6 @@ impl HoleTracker {
         self.seen.len()
     }
 
-    /// Declared holes still missing.
-    pub fn declared_len(&self) -> usize {
-        self.declared.len()
-    }
-
     /// The stamp `seq` arrived with (None if it did not, or is forgotten).
     pub fn stamp(&self, seq: u32) -> Option<Time> {
         if seq < self.base || seq >= self.next {
@@ -130,11 +125,6 @@ impl HoleTracker {
     /// `seq` never arrived although a higher number did.
     pub fn is_hole(&self, seq: u32) -> bool {
         seq >= self.base && seq < self.next && self.seen[(seq - self.base) as usize] == NOT_SEEN
-    }
-
-    /// `seq` is a declared wireless loss.
-    pub fn is_declared(&self, seq: u32) -> bool {
-        self.declared.contains(&seq)
     }
 
     /// A packet numbered `seq` arrived; `stamp` is remembered with it

@@ -78,8 +78,6 @@ pub struct TcpSink {
     acks_sent: u64,
     syndrome: Option<SyndromeRx>,
     clrp: Option<HoleTracker>,
-    /// ACKs sent with CLRP loss blocks.
-    clrp_acks: u64,
 }
 
 impl TcpSink {
@@ -97,7 +95,6 @@ impl TcpSink {
                 .syndrome
                 .then(|| SyndromeRx::new(cfg.syndrome_unused_credit)),
             clrp: cfg.clrp.then(|| HoleTracker::new(cfg.clrp_hole_threshold)),
-            clrp_acks: 0,
             cfg,
         }
     }
@@ -107,10 +104,9 @@ impl TcpSink {
         self.syndrome.as_ref().map(|r| r.stats())
     }
 
-    /// The CLRP hole detector's counters, and the ACKs sent with loss
-    /// blocks (None without `clrp`).
-    pub fn clrp_stats(&self) -> Option<(HoleStats, u64)> {
-        self.clrp.as_ref().map(|t| (*t.stats(), self.clrp_acks))
+    /// The CLRP hole detector's counters (None without `clrp`).
+    pub fn clrp_stats(&self) -> Option<&HoleStats> {
+        self.clrp.as_ref().map(|t| t.stats())
     }
 
     pub fn rcv_nxt(&self) -> u32 {
@@ -282,9 +278,6 @@ impl TcpSink {
         let mut loss = LossBlocks::default();
         if let Some(t) = self.clrp.as_ref() {
             t.recent(self.cfg.clrp_max_blocks as usize, &mut loss);
-            if !loss.is_empty() {
-                self.clrp_acks += 1;
-            }
         }
         AckInfo {
             ack: self.rcv_nxt,
