@@ -18,6 +18,7 @@ pub mod packet;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod units;
 
 pub use error::{ConfigError, SimError};
 

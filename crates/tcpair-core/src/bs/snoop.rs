@@ -44,7 +44,7 @@ use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::{secs, Time, MS};
 use crate::error::{from_value, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
-use crate::scenario::Quantity;
+use crate::units::Quantity;
 use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {

@@ -5,7 +5,7 @@
 //! or at `max_hold`.
 
 use super::check;
-use super::pipeline::PipeOut;
+use super::out::PipeOut;
 use crate::engine::{secs, SimRng, Time};
 use crate::error::ConfigError;
 use rand::Rng;

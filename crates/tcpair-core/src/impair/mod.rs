@@ -19,6 +19,7 @@ pub mod expo;
 pub mod hold;
 pub mod markov2;
 pub mod markov2_time;
+pub mod out;
 pub mod outage;
 pub mod pipeline;
 pub mod reorder;

@@ -7,10 +7,9 @@
 //! key; keep the two in step.
 
 mod spec;
-mod units;
 
+pub use crate::units::Quantity;
 pub use spec::*;
-pub use units::Quantity;
 
 use crate::engine::{secs, Time};
 use crate::error::{from_value, in_range, ConfigError};

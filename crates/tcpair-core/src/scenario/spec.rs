@@ -1,7 +1,7 @@
 //! The serde schema. `deny_unknown_fields` everywhere: a misspelt key is an
 //! error, never silently ignored.
 
-use super::units::Quantity;
+use crate::units::Quantity;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
