@@ -11,11 +11,11 @@
 //! State: 4 bytes per remembered segment number, forgotten below the MH's
 //! cumulative ACK.
 
-use super::eln_track::{account, MhElnTracker, SeqWindow};
+use super::eln_track::{account, mark, MhElnTracker};
 use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::{from_value, ConfigError};
-use crate::packet::{flags, FlowId, NodeId, Packet, PktKind};
+use crate::packet::{flags, FlowId, NodeId, Packet, PktKind, SeqWindow};
 use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {
@@ -95,7 +95,7 @@ impl BsAgent for ElnSnoop {
                     let i = self.conn(pkt.flow);
                     let w = &mut self.conns[i].forwarded;
                     let before = w.len();
-                    w.mark(pkt.seq);
+                    mark(w, pkt.seq);
                     account(now, pkt.flow, before, w.len(), &mut self.meters);
                 }
                 if ctx.from_wireless() {

@@ -1,6 +1,6 @@
-//! Sequence-number bookkeeping shared by the ELN agents: [`SeqWindow`] (which
-//! segment numbers of a connection the BS has seen, from the receiver's
-//! cumulative ACK upward) and [`MhElnTracker`], the MH -> FH half of Snoop's
+//! Sequence-number bookkeeping shared by the ELN agents: bounded marking of
+//! a [`SeqWindow`] (which segment numbers of a connection the BS has seen,
+//! from the receiver's cumulative ACK upward) and [`MhElnTracker`], the MH -> FH half of Snoop's
 //! ELN behaviour used by both `snoop` and `eln_snoop` (SPEC "Snoop", MH->FH
 //! direction; paper 000 §2.2 item 3).
 //!
@@ -16,82 +16,15 @@
 //! are dropped). Each number in the window (seen or hole) is accounted as
 //! 4 bytes, the size of one remembered 32-bit sequence number.
 
-use std::collections::VecDeque;
-
 use super::Meters;
 use crate::engine::Time;
-use crate::packet::{flags, FlowId, Packet};
+use crate::packet::{flags, FlowId, Packet, SeqWindow};
 
 /// Bytes of state per remembered sequence number (or hole).
 pub const SEQ_BYTES: i64 = 4;
 
 /// At most this many consecutive numbers are remembered per connection.
 pub const MAX_WINDOW: usize = 1 << 16;
-
-/// Which numbers in `[base, base + len)` were seen.
-#[derive(Debug, Clone, Default)]
-pub struct SeqWindow {
-    base: u32,
-    seen: VecDeque<bool>,
-}
-
-impl SeqWindow {
-    /// Numbers remembered (seen or hole).
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.seen.len()
-    }
-
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.seen.is_empty()
-    }
-
-    /// Record `seq` as seen. Numbers below the window's base are ignored.
-    pub fn mark(&mut self, seq: u32) {
-        if seq < self.base {
-            return;
-        }
-        let mut idx = (seq - self.base) as usize;
-        if idx >= MAX_WINDOW {
-            // Keep the state bounded: forget the oldest numbers.
-            let drop = idx + 1 - MAX_WINDOW;
-            let n = drop.min(self.seen.len());
-            self.seen.drain(..n);
-            self.base += drop as u32;
-            idx = MAX_WINDOW - 1;
-        }
-        if self.seen.len() <= idx {
-            self.seen.resize(idx + 1, false);
-        }
-        self.seen[idx] = true;
-    }
-
-    /// Forget every number below `ack` (the cumulative ACK).
-    pub fn advance(&mut self, ack: u32) {
-        if ack <= self.base {
-            return;
-        }
-        let n = ((ack - self.base) as usize).min(self.seen.len());
-        self.seen.drain(..n);
-        self.base = ack;
-    }
-
-    /// `seq` was seen (and is not yet forgotten).
-    pub fn contains(&self, seq: u32) -> bool {
-        seq >= self.base
-            && self
-                .seen
-                .get((seq - self.base) as usize)
-                .copied()
-                .unwrap_or(false)
-    }
-
-    /// `seq` was never seen although a higher number was.
-    pub fn is_hole(&self, seq: u32) -> bool {
-        seq >= self.base && matches!(self.seen.get((seq - self.base) as usize), Some(false))
-    }
-}
 
 /// MH -> FH state of one connection.
 #[derive(Debug, Clone, Default)]
@@ -122,7 +55,7 @@ impl MhElnTracker {
         let i = self.conn(pkt.flow);
         let w = &mut self.conns[i].from_mh;
         let before = w.len();
-        w.mark(pkt.seq);
+        mark(w, pkt.seq);
         account(now, pkt.flow, before, w.len(), meters);
     }
 
@@ -154,6 +87,14 @@ impl MhElnTracker {
     }
 }
 
+/// Mark `seq` in a BS's window of seen numbers, keeping it within
+/// [`MAX_WINDOW`] numbers (the oldest are forgotten).
+#[inline]
+pub fn mark(w: &mut SeqWindow, seq: u32) {
+    w.make_room(seq, MAX_WINDOW);
+    w.mark(seq, true);
+}
+
 /// Account a window's change of length as 4 bytes per number.
 #[inline]
 pub fn account(now: Time, flow: FlowId, before: usize, after: usize, meters: &mut Meters) {
@@ -169,7 +110,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::bs::BsCtx;
     use crate::net::LinkKind;
-    use crate::packet::{LossBlocks, PktKind, Retx, SackBlocks, SynTags};
+    use crate::packet::PktKind;
 
     /// FH -> MH data, and ACKs toward the FH from the MH.
     pub(crate) const DOWN: BsCtx = BsCtx {
@@ -185,45 +126,17 @@ pub(crate) mod tests {
     };
 
     pub(crate) fn pkt(flow: FlowId, kind: PktKind, seq: u32) -> Packet {
-        Packet {
-            id: 0,
-            flow,
-            kind,
-            src: 0,
-            dst: 2,
-            size: if kind == PktKind::Data { 1000 } else { 40 },
-            seq,
-            flags: 0,
-            retx: Retx::Original,
-            sent_at: 0,
-            ts_echo: 0,
-            sack: SackBlocks::default(),
-            syn: SynTags::default(),
-            loss: LossBlocks::default(),
-            hop: 1,
+        match kind {
+            PktKind::Data => Packet::data(flow, (0, 2), 1000, seq, 0),
+            PktKind::Ack => Packet::ack(flow, (2, 0), 40, seq, 0, 0),
         }
     }
 
     #[test]
-    fn window_marks_holes_and_forgets_below_ack() {
+    fn marking_keeps_the_window_bounded() {
         let mut w = SeqWindow::default();
-        w.mark(0);
-        w.mark(2);
-        assert!(w.contains(0) && w.contains(2));
-        assert!(w.is_hole(1));
-        assert!(!w.is_hole(3) && !w.contains(3));
-        w.advance(2);
-        assert_eq!(w.len(), 1);
-        assert!(!w.contains(0));
-        w.mark(1); // below the base: ignored
-        assert_eq!(w.len(), 1);
-    }
-
-    #[test]
-    fn window_is_bounded() {
-        let mut w = SeqWindow::default();
-        w.mark(0);
-        w.mark(MAX_WINDOW as u32 + 10);
+        mark(&mut w, 0);
+        mark(&mut w, MAX_WINDOW as u32 + 10);
         assert_eq!(w.len(), MAX_WINDOW);
         assert!(w.contains(MAX_WINDOW as u32 + 10));
         assert!(!w.contains(0));

@@ -18,9 +18,7 @@ use crate::metrics::{
     DropCauseKind, DropRecord, Histogram, RecoveryKind, RecoveryRecord, Sample, SinkCounters,
 };
 use crate::net::{Accept, DirId, LinkKind, Routes, Topology};
-use crate::packet::{
-    flags, Arena, FlowId, LossBlocks, Packet, PktKind, PktRef, Retx, SackBlocks, SynTags,
-};
+use crate::packet::{flags, Arena, FlowId, Packet, PktKind, PktRef, Retx};
 use crate::scenario::{FlowPlan, Scenario};
 use crate::tcp::{
     AckInfo, RecoveryEvent, SenderOutput, SenderStats, SinkOutput, TcpSender, TcpSink,
@@ -577,23 +575,19 @@ impl Sim {
         if let Some(ack) = self.sink_out.ack.take() {
             let f = &mut self.flows[flow as usize];
             f.sink_c.acks_sent += 1;
-            let pkt = Packet {
-                id: 0,
+            let mut pkt = Packet::ack(
                 flow,
-                kind: PktKind::Ack,
-                src: f.plan.dst,
-                dst: f.plan.src,
-                size: f.plan.ack_size,
-                seq: ack.ack,
-                flags: if ack.eln { flags::ELN } else { 0 },
-                retx: Retx::Original,
-                sent_at: now,
-                ts_echo: ack.ts_echo,
-                sack: ack.sack,
-                syn: SynTags::default(),
-                loss: ack.loss,
-                hop: 0,
-            };
+                (f.plan.dst, f.plan.src),
+                f.plan.ack_size,
+                ack.ack,
+                now,
+                ack.ts_echo,
+            );
+            if ack.eln {
+                pkt.flags |= flags::ELN;
+            }
+            pkt.sack = ack.sack;
+            pkt.loss = ack.loss;
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
             let _ = self.forward(r);
@@ -685,27 +679,16 @@ impl Sim {
                 debug_assert_eq!(seg.seq, f.first_base + f.first_tx.len() as u32);
                 f.first_tx.push_back(now);
             }
-            let pkt = Packet {
-                id: 0,
+            let mut pkt = Packet::data(
                 flow,
-                kind: PktKind::Data,
-                src: f.plan.src,
-                dst: f.plan.dst,
-                size: f.plan.packet_size,
-                seq: seg.seq,
-                flags: 0,
-                retx: if seg.retransmit {
-                    Retx::Sender
-                } else {
-                    Retx::Original
-                },
-                sent_at: now,
-                ts_echo: 0,
-                sack: SackBlocks::default(),
-                syn: SynTags::default(),
-                loss: LossBlocks::default(),
-                hop: 0,
-            };
+                (f.plan.src, f.plan.dst),
+                f.plan.packet_size,
+                seg.seq,
+                now,
+            );
+            if seg.retransmit {
+                pkt.retx = Retx::Sender;
+            }
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
             let _ = self.forward(r);

@@ -34,7 +34,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::Time;
-use crate::packet::LossBlocks;
+use crate::packet::{LossBlocks, SeqWindow};
 
 /// Default `hole_threshold` (SPEC "CLRP": 3).
 pub const DEFAULT_HOLE_THRESHOLD: u32 = 3;
@@ -46,9 +46,6 @@ pub const DEFAULT_RXMIT_THRESHOLD: u32 = 2;
 /// At most this many consecutive numbers are remembered per connection
 /// (the oldest are forgotten beyond it).
 pub const MAX_SPAN: usize = 1 << 16;
-
-/// Marks a number that has not arrived in [`HoleTracker`]'s window.
-const NOT_SEEN: Time = Time::MAX;
 
 /// Counters of a [`HoleTracker`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,13 +65,10 @@ pub struct HoleStats {
 #[derive(Debug, Clone)]
 pub struct HoleTracker {
     threshold: u32,
-    /// Numbers below `base` are forgotten (acknowledged end to end).
-    base: u32,
-    /// One past the highest number seen (`>= base`).
-    next: u32,
-    /// `seen[i]`: the stamp of number `base + i` if it arrived (the caller's
-    /// choice, e.g. its send time), [`NOT_SEEN`] if not; `len == next - base`.
-    seen: VecDeque<Time>,
+    /// The stamp of each number that arrived (the caller's choice, e.g. its
+    /// send time); numbers below the base are forgotten (acknowledged end
+    /// to end), and the end is one past the highest number seen.
+    seen: SeqWindow<Time>,
     /// Packets that have arrived so far.
     arrivals: u64,
     /// Holes not yet declared, in number (= reveal) order, with the value
@@ -89,9 +83,7 @@ impl HoleTracker {
     pub fn new(hole_threshold: u32) -> Self {
         Self {
             threshold: hole_threshold,
-            base: 0,
-            next: 0,
-            seen: VecDeque::new(),
+            seen: SeqWindow::default(),
             arrivals: 0,
             pending: VecDeque::new(),
             declared: VecDeque::new(),
@@ -110,44 +102,36 @@ impl HoleTracker {
 
     /// The stamp `seq` arrived with (None if it did not, or is forgotten).
     pub fn stamp(&self, seq: u32) -> Option<Time> {
-        if seq < self.base || seq >= self.next {
-            return None;
-        }
-        let t = self.seen[(seq - self.base) as usize];
-        (t != NOT_SEEN).then_some(t)
+        self.seen.get(seq)
     }
 
     /// `seq` arrived (and is not forgotten).
     pub fn is_seen(&self, seq: u32) -> bool {
-        self.stamp(seq).is_some()
+        self.seen.contains(seq)
     }
 
     /// `seq` never arrived although a higher number did.
     pub fn is_hole(&self, seq: u32) -> bool {
-        seq >= self.base && seq < self.next && self.seen[(seq - self.base) as usize] == NOT_SEEN
+        self.seen.is_hole(seq)
     }
 
     /// A packet numbered `seq` arrived; `stamp` is remembered with it
     /// (the BS keeps the packet's send time, see `bs::clrp`).
     pub fn on_arrival(&mut self, seq: u32, stamp: Time) {
-        let stamp = stamp.min(NOT_SEEN - 1);
+        let stamp = stamp.min(Time::MAX - 1);
         self.arrivals += 1;
-        if seq >= self.next {
+        if seq >= self.seen.end() {
+            if seq - self.seen.base() >= MAX_SPAN as u32 {
+                self.advance(seq + 1 - MAX_SPAN as u32);
+            }
             // Every number between the highest seen and this one is a new hole,
             // revealed by this arrival.
-            for h in self.next..seq {
+            for h in self.seen.end()..seq {
                 self.pending.push_back((h, self.arrivals));
             }
-            let idx = (seq - self.base) as usize;
-            self.seen.resize(idx + 1, NOT_SEEN);
-            self.seen[idx] = stamp;
-            self.next = seq + 1;
-            if self.seen.len() > MAX_SPAN {
-                let keep_from = self.next - MAX_SPAN as u32;
-                self.advance(keep_from);
-            }
-        } else if seq >= self.base && self.seen[(seq - self.base) as usize] == NOT_SEEN {
-            self.seen[(seq - self.base) as usize] = stamp;
+            self.seen.mark(seq, stamp);
+        } else if self.seen.is_hole(seq) {
+            self.seen.mark(seq, stamp);
             if let Ok(k) = self.pending.binary_search_by_key(&seq, |&(s, _)| s) {
                 self.pending.remove(k);
                 self.stats.filled_pending += 1;
@@ -183,15 +167,10 @@ impl HoleTracker {
 
     /// Forget every number below `ack` (acknowledged end to end).
     pub fn advance(&mut self, ack: u32) {
-        if ack <= self.base {
+        if ack <= self.seen.base() {
             return;
         }
-        let n = ((ack - self.base) as usize).min(self.seen.len());
-        self.seen.drain(..n);
-        self.base = ack;
-        if self.next < ack {
-            self.next = ack;
-        }
+        self.seen.advance(ack);
         while self.pending.front().is_some_and(|&(s, _)| s < ack) {
             self.pending.pop_front();
         }

@@ -1,16 +1,15 @@
 //! The standard TCP receiver (ns-2 `TCPSink`, `DelAckSink`, `Sack1` sink
 //! behaviour), sans-IO.
 //!
-//! Out-of-order segments live in a bitmap ring (`VecDeque<bool>`, index 0 =
-//! `rcv_nxt`) that grows only when a larger gap than ever before is seen, so
-//! steady state allocates nothing.
+//! Out-of-order segments are marked in a [`SeqWindow`] whose base is
+//! `rcv_nxt`; its ring grows only when a larger gap than ever before is
+//! seen, so steady state allocates nothing.
 
 use super::clrp::{HoleStats, HoleTracker, DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS};
 use super::syndrome::{SyndromeRx, SyndromeStats, UnusedCredit};
 use super::AckInfo;
 use crate::engine::{Time, MS};
-use crate::packet::{LossBlocks, SackBlocks, SynTags, MAX_SACK_BLOCKS};
-use std::collections::VecDeque;
+use crate::packet::{LossBlocks, SackBlocks, SeqWindow, SynTags, MAX_SACK_BLOCKS};
 
 /// How many recently received out-of-order segments are remembered to
 /// build SACK blocks (more than the 3 blocks sent, so that blocks merged by
@@ -64,8 +63,8 @@ pub struct SinkOutput {
 pub struct TcpSink {
     cfg: SinkConfig,
     rcv_nxt: u32,
-    /// `ooo[i]`: segment `rcv_nxt + i` is held (index 0 is always false).
-    ooo: VecDeque<bool>,
+    /// Segments held above `rcv_nxt` (its base is always `rcv_nxt`).
+    ooo: SeqWindow,
     /// Number of `true` entries in `ooo`.
     held_count: u32,
     /// Most recent out-of-order arrivals, newest first (RFC 2018 §4 order).
@@ -84,7 +83,7 @@ impl TcpSink {
     pub fn new(cfg: SinkConfig) -> Self {
         Self {
             rcv_nxt: 0,
-            ooo: VecDeque::with_capacity(64),
+            ooo: SeqWindow::default(),
             held_count: 0,
             recent: [0; SACK_HISTORY],
             recent_len: 0,
@@ -123,12 +122,7 @@ impl TcpSink {
     }
 
     fn held(&self, seq: u32) -> bool {
-        seq > self.rcv_nxt
-            && self
-                .ooo
-                .get((seq - self.rcv_nxt) as usize)
-                .copied()
-                .unwrap_or(false)
+        self.ooo.contains(seq)
     }
 
     pub fn on_data(&mut self, now: Time, seq: u32, sent_at: Time, out: &mut SinkOutput) {
@@ -159,25 +153,19 @@ impl TcpSink {
             immediate = true;
         } else if seq == self.rcv_nxt {
             // Deliver seq and everything contiguous held above it.
-            self.ooo.pop_front();
             self.rcv_nxt += 1;
             let mut n = 1;
-            while let Some(true) = self.ooo.front() {
-                self.ooo.pop_front();
+            while self.ooo.contains(self.rcv_nxt) {
                 self.rcv_nxt += 1;
                 self.held_count -= 1;
                 n += 1;
             }
-            // Now ooo[0] (the new rcv_nxt) is false or absent, as required.
+            self.ooo.advance(self.rcv_nxt);
             out.new_in_order = n;
             // RFC 5681 §4.2: ACK at once when the segment fills (part of) a hole.
             immediate = had_ooo;
         } else {
-            let idx = (seq - self.rcv_nxt) as usize;
-            while self.ooo.len() <= idx {
-                self.ooo.push_back(false);
-            }
-            self.ooo[idx] = true;
+            self.ooo.mark(seq, true);
             self.held_count += 1;
             // RFC 5681 §4.2: out-of-order segment -> immediate (dup)ACK.
             immediate = true;

@@ -9,15 +9,18 @@
 
 use crate::engine::Time;
 
+mod options;
+pub mod seq_window;
+
+pub use options::*;
+pub use seq_window::SeqWindow;
+
 /// Index of a node in the topology.
 pub type NodeId = u32;
 /// Index of a flow in the scenario.
 pub type FlowId = u32;
 /// Handle of a packet in the [`Arena`].
 pub type PktRef = u32;
-
-/// At most this many SACK blocks are carried (RFC 2018 with timestamps: 3).
-pub const MAX_SACK_BLOCKS: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PktKind {
@@ -34,103 +37,6 @@ pub enum Retx {
     Sender,
     /// Local retransmission by a base-station agent.
     BaseStation,
-}
-
-/// SACK blocks, each `[start, end)` in segment numbers; block 0 is the most
-/// recently changed one (RFC 2018 §4).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SackBlocks {
-    pub len: u8,
-    pub blocks: [(u32, u32); MAX_SACK_BLOCKS],
-}
-
-impl SackBlocks {
-    #[inline]
-    pub fn as_slice(&self) -> &[(u32, u32)] {
-        &self.blocks[..self.len as usize]
-    }
-    pub fn push(&mut self, b: (u32, u32)) {
-        if (self.len as usize) < MAX_SACK_BLOCKS {
-            self.blocks[self.len as usize] = b;
-            self.len += 1;
-        }
-    }
-}
-
-/// At most this many Syndrome counters ride on one packet: one per
-/// Syndrome BS on the path (MH -> MH crosses two; paper 000 §3).
-pub const MAX_SYN_TAGS: usize = 2;
-
-/// Syndrome's attached number (AN) as set by one BS (paper 000 §3): which BS
-/// (node id + 1; 0 = empty slot), whether the wireless hop lies downstream of
-/// it (FH -> MH, Table 2) or upstream (MH -> FH, Table 3), and the counter.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SynTag {
-    pub bs: u32,
-    pub downstream_wireless: bool,
-    pub an: u32,
-}
-
-/// The Syndrome option: up to [`MAX_SYN_TAGS`] tags.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SynTags(pub [SynTag; MAX_SYN_TAGS]);
-
-impl SynTags {
-    /// Set (or overwrite) the tag of BS `bs`; returns false if no slot is free.
-    pub fn set(&mut self, tag: SynTag) -> bool {
-        for t in self.0.iter_mut() {
-            if t.bs == tag.bs || t.bs == 0 {
-                *t = tag;
-                return true;
-            }
-        }
-        false
-    }
-    pub fn iter(&self) -> impl Iterator<Item = &SynTag> {
-        self.0.iter().filter(|t| t.bs != 0)
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|t| t.bs == 0)
-    }
-}
-
-/// Capacity of the CLRP loss-block option. Paper 001 §II.A lets the BS
-/// choose the maximum (its simulations use 6); 8 blocks of one 32-bit
-/// sequence number each, plus kind and length, still fit the 40 bytes of
-/// TCP option space (34 bytes).
-pub const MAX_LOSS_BLOCKS: usize = 8;
-
-/// CLRP's loss blocks (paper 001 §II): the sequence numbers of recent
-/// wireless losses, newest first, piggy-backed on ACKs between the BS and
-/// the MH only (never seen by the fixed host).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LossBlocks {
-    pub len: u8,
-    pub seqs: [u32; MAX_LOSS_BLOCKS],
-}
-
-impl LossBlocks {
-    #[inline]
-    pub fn as_slice(&self) -> &[u32] {
-        &self.seqs[..self.len as usize]
-    }
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// Append `seq`; returns false (and drops it) when full.
-    pub fn push(&mut self, seq: u32) -> bool {
-        if (self.len as usize) < MAX_LOSS_BLOCKS {
-            self.seqs[self.len as usize] = seq;
-            self.len += 1;
-            true
-        } else {
-            false
-        }
-    }
-    pub fn clear(&mut self) {
-        self.len = 0;
-    }
 }
 
 /// Flag bits.
@@ -173,6 +79,60 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// Data segment `seq` of `flow`, `size` bytes on the wire, sent from
+    /// `src` to `dst` at `sent_at` (a first transmission, no options).
+    #[inline]
+    pub fn data(
+        flow: FlowId,
+        (src, dst): (NodeId, NodeId),
+        size: u32,
+        seq: u32,
+        sent_at: Time,
+    ) -> Packet {
+        Packet {
+            id: 0,
+            flow,
+            kind: PktKind::Data,
+            src,
+            dst,
+            size,
+            seq,
+            flags: 0,
+            retx: Retx::Original,
+            sent_at,
+            ts_echo: 0,
+            sack: SackBlocks::default(),
+            syn: SynTags::default(),
+            loss: LossBlocks::default(),
+            hop: 0,
+        }
+    }
+
+    /// ACK of `flow` asking for segment `ack` (cumulative), `size` bytes,
+    /// sent from `src` to `dst` at `sent_at`, echoing `ts_echo` (no options).
+    #[inline]
+    pub fn ack(
+        flow: FlowId,
+        (src, dst): (NodeId, NodeId),
+        size: u32,
+        ack: u32,
+        sent_at: Time,
+        ts_echo: Time,
+    ) -> Packet {
+        Packet {
+            kind: PktKind::Ack,
+            ts_echo,
+            ..Packet::data(flow, (src, dst), size, ack, sent_at)
+        }
+    }
+
+    /// The same packet, sent by `retx` (a retransmission).
+    #[inline]
+    pub fn with_retx(mut self, retx: Retx) -> Packet {
+        self.retx = retx;
+        self
+    }
+
     #[inline]
     pub fn has_flag(&self, f: u8) -> bool {
         self.flags & f != 0
@@ -253,23 +213,7 @@ mod tests {
     use super::*;
 
     fn pkt() -> Packet {
-        Packet {
-            id: 0,
-            flow: 0,
-            kind: PktKind::Data,
-            src: 0,
-            dst: 1,
-            size: 1000,
-            seq: 5,
-            flags: 0,
-            retx: Retx::Original,
-            sent_at: 0,
-            ts_echo: 0,
-            sack: SackBlocks::default(),
-            syn: SynTags::default(),
-            loss: LossBlocks::default(),
-            hop: 0,
-        }
+        Packet::data(0, (0, 1), 1000, 5, 0)
     }
 
     #[test]
