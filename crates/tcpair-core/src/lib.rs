@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod scenario;
+pub mod schemes;
 pub mod sim;
 pub mod tcp;
 pub mod units;
@@ -27,7 +28,7 @@ pub fn catalog() -> serde_json::Value {
     serde_json::json!({
         "variants": tcp::Variant::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
         "error_models": impair::REGISTRY.iter().map(|m| serde_json::json!({"name": m.name, "summary": m.summary})).collect::<Vec<_>>(),
-        "bs_agents": bs::REGISTRY.iter().map(|a| serde_json::json!({"name": a.name, "summary": a.summary})).collect::<Vec<_>>(),
+        "bs_agents": schemes::BS_AGENTS.iter().map(|a| serde_json::json!({"name": a.name, "summary": a.summary})).collect::<Vec<_>>(),
         "impairments": ["loss", "reorder", "duplicate", "outages"],
         "link_kinds": ["wired", "wireless"],
         "node_kinds": ["host", "router"],

@@ -9,11 +9,11 @@
 //! FH -> MH: hop A is wired, hop B the wireless hop (the MH receives).
 
 use std::collections::HashMap;
-use tcpair_core::bs::clrp::{ClrpBs, ClrpParams};
 use tcpair_core::bs::{BsAgent, BsCtx, BsOut, Verdict};
 use tcpair_core::engine::{EventQueue, Time, MS, SEC, US};
 use tcpair_core::net::LinkKind;
 use tcpair_core::packet::{LossBlocks, Packet, PktKind, Retx, SackBlocks, SynTags};
+use tcpair_core::schemes::clrp::bs::{ClrpBs, ClrpParams};
 use tcpair_core::tcp::{
     AckInfo, RecoveryEvent, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender, TcpSink,
     Variant,

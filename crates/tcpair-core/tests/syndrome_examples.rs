@@ -12,12 +12,12 @@
 //! packets on the wired hop; reordering is expressed in slots.
 
 use std::collections::HashMap;
-use tcpair_core::bs::syndrome::SyndromeBs;
 use tcpair_core::bs::{BsAgent, BsCtx, BsOut};
 use tcpair_core::engine::{EventQueue, Time, MS, US};
 use tcpair_core::net::LinkKind;
 use tcpair_core::packet::{LossBlocks, Packet, PktKind, Retx, SackBlocks, SynTags};
-use tcpair_core::tcp::syndrome::UnusedCredit;
+use tcpair_core::schemes::syndrome::counter::SyndromeBs;
+use tcpair_core::schemes::syndrome::receiver::UnusedCredit;
 use tcpair_core::tcp::{
     AckInfo, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender, TcpSink, Variant,
 };

@@ -7,6 +7,9 @@ use crate::packet::FlowId;
 
 use super::StateSummary;
 
+/// Bytes of state per remembered sequence number (or hole): one 32-bit number.
+pub const SEQ_BYTES: i64 = 4;
+
 /// One quantity pair (packets, bytes) held over time.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StateMeter {

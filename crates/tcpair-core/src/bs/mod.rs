@@ -10,22 +10,18 @@
 //! next link). Timers are lazy: the agent reports its next deadline and the
 //! sim calls [`BsAgent::on_timer`] when it is due.
 //!
-//! A new scheme is one new file implementing [`BsAgent`] plus one line in
-//! [`REGISTRY`].
+//! This module is the framework only; the agents themselves live with their
+//! schemes (`crate::schemes`). A new agent is one new file implementing
+//! [`BsAgent`] plus one line in `schemes::BS_AGENTS`.
 
 use crate::engine::Time;
 use crate::error::ConfigError;
 use crate::net::LinkKind;
 use crate::packet::{FlowId, NodeId, Packet};
 
-pub mod clrp;
-pub mod eln_snoop;
-pub mod eln_track;
 pub mod meter;
-pub mod snoop;
-pub mod syndrome;
 
-pub use meter::{Meters, StateMeter};
+pub use meter::{Meters, StateMeter, SEQ_BYTES};
 
 /// Where a packet passing a BS comes from and goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,12 +106,13 @@ pub trait BsAgent: Send + std::fmt::Debug {
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)>;
 }
 
-/// Index of `flow`'s per-connection state in `conns`, growing it on first
-/// sight (flow ids are dense, so a `Vec` indexed by flow id is the table).
-pub(crate) fn conn_slot<T: Default>(conns: &mut Vec<T>, flow: FlowId) -> usize {
+/// Index of `flow`'s per-connection state in `conns`, growing it with
+/// `make()` on first sight (flow ids are dense, so a `Vec` indexed by flow
+/// id is the table). The one per-connection table of every BS agent.
+pub(crate) fn conn_slot<T>(conns: &mut Vec<T>, flow: FlowId, make: impl FnMut() -> T) -> usize {
     let i = flow as usize;
     if conns.len() <= i {
-        conns.resize_with(i + 1, T::default);
+        conns.resize_with(i + 1, make);
     }
     i
 }
@@ -131,19 +128,17 @@ pub struct AgentInfo {
     pub build: BuildFn,
 }
 
-/// Every BS agent, by the name used in scenario files.
-pub static REGISTRY: &[AgentInfo] = &[syndrome::INFO, snoop::INFO, eln_snoop::INFO, clrp::INFO];
-
-/// Build the agent described by `v`: a name (`"snoop"`) or a table with an
-/// `agent` key and the agent's parameters (`{ agent = "snoop", cache = 50 }`).
-/// `path` is its place in the scenario, for error messages.
-pub fn build_agent(
+/// Build the agent described by `v` from `registry`: a name (`"snoop"`) or
+/// a table with an `agent` key and the agent's parameters. `path` is its
+/// place in the scenario, for error messages.
+pub fn build_from(
+    registry: &[AgentInfo],
     v: &serde_json::Value,
     node: NodeId,
     path: &str,
 ) -> Result<Box<dyn BsAgent>, ConfigError> {
     let known = || {
-        REGISTRY
+        registry
             .iter()
             .map(|a| a.name)
             .collect::<Vec<_>>()
@@ -178,11 +173,39 @@ pub fn build_agent(
             ))
         }
     };
-    let info = REGISTRY.iter().find(|a| a.name == name).ok_or_else(|| {
+    let info = registry.iter().find(|a| a.name == name).ok_or_else(|| {
         ConfigError::new(
             path,
             format!("unknown BS agent {name:?} (known: {})", known()),
         )
     })?;
     (info.build)(&params, node).map_err(|e| e.within(path))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! The BS agents' shared test helpers: packets and contexts.
+    use super::BsCtx;
+    use crate::net::LinkKind;
+    use crate::packet::{FlowId, Packet, PktKind};
+
+    /// FH -> MH data, and ACKs toward the FH from the MH.
+    pub(crate) const DOWN: BsCtx = BsCtx {
+        node: 1,
+        in_kind: LinkKind::Wired,
+        out_kind: LinkKind::Wireless,
+    };
+    /// MH -> FH data, and ACKs toward the MH from the FH.
+    pub(crate) const UP: BsCtx = BsCtx {
+        node: 1,
+        in_kind: LinkKind::Wireless,
+        out_kind: LinkKind::Wired,
+    };
+
+    pub(crate) fn pkt(flow: FlowId, kind: PktKind, seq: u32) -> Packet {
+        match kind {
+            PktKind::Data => Packet::data(flow, (0, 2), 1000, seq, 0),
+            PktKind::Ack => Packet::ack(flow, (2, 0), 40, seq, 0, 0),
+        }
+    }
 }

@@ -17,7 +17,7 @@ use crate::impair::pipeline::ImpairSpec;
 use crate::impair::Pipeline;
 use crate::net::{shortest_path, DirId, LinkDir, LinkKind, Node, NodeKind, Topology};
 use crate::packet::NodeId;
-use crate::tcp::syndrome::UnusedCredit;
+use crate::schemes::syndrome::receiver::UnusedCredit;
 use crate::tcp::{SinkConfig, TcpConfig, Variant};
 
 /// A validated flow, ready to instantiate.
@@ -538,7 +538,7 @@ fn check_bs(
         }
         let node = i as NodeId;
         for (j, a) in n.bs.iter().enumerate() {
-            crate::bs::build_agent(a, node, &format!("nodes[{i}].bs[{j}]"))?;
+            crate::schemes::build_agent(a, node, &format!("nodes[{i}].bs[{j}]"))?;
         }
         // Does some flow pass through (not end at) this node, and does it
         // enter or leave over a wireless link there?

@@ -227,10 +227,10 @@ pub struct SinkSpec {
 }
 
 fn default_hole_threshold() -> u32 {
-    crate::tcp::clrp::DEFAULT_HOLE_THRESHOLD
+    crate::schemes::clrp::DEFAULT_HOLE_THRESHOLD
 }
 fn default_max_blocks() -> u32 {
-    crate::tcp::clrp::DEFAULT_MAX_BLOCKS
+    crate::schemes::clrp::DEFAULT_MAX_BLOCKS
 }
 
 fn default_unused_credit() -> String {

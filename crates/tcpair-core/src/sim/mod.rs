@@ -58,7 +58,7 @@ pub(crate) struct FlowState {
     pub sender: TcpSender,
     pub sink: TcpSink,
     /// Syndrome receiver counters at the end of the warm-up (zeros without one).
-    pub syndrome_base: crate::tcp::syndrome::SyndromeStats,
+    pub syndrome_base: crate::schemes::syndrome::receiver::SyndromeStats,
     snd_timer_at: Option<Time>,
     sink_timer_at: Option<Time>,
     pub sink_c: SinkCounters,
@@ -178,7 +178,8 @@ impl Sim {
             for (j, a) in specs.iter().enumerate() {
                 let path = format!("nodes[{node}].bs[{j}]");
                 agents.push(
-                    crate::bs::build_agent(a, *node, &path).expect("validated by Scenario::build"),
+                    crate::schemes::build_agent(a, *node, &path)
+                        .expect("validated by Scenario::build"),
                 );
                 agent_node.push(*node);
             }

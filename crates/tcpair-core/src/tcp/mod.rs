@@ -12,12 +12,10 @@
 use crate::engine::{Time, MS, SEC};
 use crate::packet::{LossBlocks, SackBlocks};
 
-pub mod clrp;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
 pub mod sink;
-pub mod syndrome;
 
 pub use rto::RtoEstimator;
 pub use sender::TcpSender;
@@ -107,7 +105,7 @@ impl Default for TcpConfig {
             total_segments: None,
             eln: false,
             clrp: false,
-            clrp_rxmit_threshold: clrp::DEFAULT_RXMIT_THRESHOLD,
+            clrp_rxmit_threshold: crate::schemes::clrp::DEFAULT_RXMIT_THRESHOLD,
             clrp_inflate: true,
         }
     }

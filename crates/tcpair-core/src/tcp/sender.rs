@@ -5,11 +5,11 @@
 //! `start`, ACKs and timer expiries with the current time and carries out
 //! what lands in [`SenderOutput`]. See docs/tcp.md for every choice made here.
 
-use super::clrp::NoticeList;
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::{AckInfo, RecoveryEvent, SendSeg, SenderOutput, SenderStats, TcpConfig, Variant};
 use crate::engine::Time;
+use crate::schemes::clrp::notices::NoticeList;
 
 #[derive(Debug, Clone)]
 pub struct TcpSender {

@@ -5,11 +5,12 @@
 //! `rcv_nxt`; its ring grows only when a larger gap than ever before is
 //! seen, so steady state allocates nothing.
 
-use super::clrp::{HoleStats, HoleTracker, DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS};
-use super::syndrome::{SyndromeRx, SyndromeStats, UnusedCredit};
 use super::AckInfo;
 use crate::engine::{Time, MS};
 use crate::packet::{LossBlocks, SackBlocks, SeqWindow, SynTags, MAX_SACK_BLOCKS};
+use crate::schemes::clrp::holes::{HoleStats, HoleTracker};
+use crate::schemes::clrp::{DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS};
+use crate::schemes::syndrome::receiver::{SyndromeRx, SyndromeStats, UnusedCredit};
 
 /// How many recently received out-of-order segments are remembered to
 /// build SACK blocks (more than the 3 blocks sent, so that blocks merged by
@@ -22,7 +23,7 @@ pub struct SinkConfig {
     /// Delayed-ACK timer (ns-2 `DelAckSink interval_`: 100 ms).
     pub delack_timeout: Time,
     pub sack: bool,
-    /// Syndrome receiver (paper 000): see `tcp::syndrome`.
+    /// Syndrome receiver (paper 000): see `schemes::syndrome::receiver`.
     pub syndrome: bool,
     pub syndrome_unused_credit: UnusedCredit,
     /// TCP-MH receiver of CLRP (paper 001 §II.B): a hole that persists

@@ -24,21 +24,20 @@
 //! - No local timer: the paper describes none. A wireless loss the MH cannot
 //!   report (too few packets follow it) is left to the FH's timer.
 //! - The -1 mark of a local retransmission ends as at the MH (see
-//!   `tcp::clrp`): a notice on an ACK echoing a packet the FH sent after the
+//!   [`super::notices`]): a notice on an ACK echoing a packet the FH sent after the
 //!   last packet this BS forwarded before the retransmission.
 //! - A sender retransmission of a cached packet refreshes the cached copy
 //!   and is forwarded; one of a packet never cached (lost upstream) is cached.
 
 use std::collections::VecDeque;
 
-use super::eln_track::SEQ_BYTES;
-use super::{AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use super::holes::HoleTracker;
+use super::notices::NoticeList;
+use super::{DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS, DEFAULT_RXMIT_THRESHOLD};
+use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict, SEQ_BYTES};
 use crate::engine::Time;
 use crate::error::{from_value, in_range, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx, MAX_LOSS_BLOCKS};
-use crate::tcp::clrp::{
-    HoleTracker, NoticeList, DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS, DEFAULT_RXMIT_THRESHOLD,
-};
 use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {
@@ -213,12 +212,8 @@ impl ClrpBs {
 
     fn conn(&mut self, flow: FlowId) -> usize {
         self.meters.touch(flow);
-        let i = flow as usize;
-        if self.conns.len() <= i {
-            let p = self.p;
-            self.conns.resize_with(i + 1, || Conn::new(&p));
-        }
-        i
+        let p = self.p;
+        conn_slot(&mut self.conns, flow, || Conn::new(&p))
     }
 
     /// MH -> FH: a data packet that crossed the wireless hop from the MH.
@@ -426,7 +421,7 @@ impl BsAgent for ClrpBs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::eln_track::tests::{pkt, DOWN, UP};
+    use crate::bs::testing::{pkt, DOWN, UP};
     use crate::packet::LossBlocks;
 
     fn bs() -> ClrpBs {

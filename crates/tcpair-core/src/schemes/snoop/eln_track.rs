@@ -16,12 +16,9 @@
 //! are dropped). Each number in the window (seen or hole) is accounted as
 //! 4 bytes, the size of one remembered 32-bit sequence number.
 
-use super::Meters;
+use crate::bs::{conn_slot, Meters, SEQ_BYTES};
 use crate::engine::Time;
 use crate::packet::{flags, FlowId, Packet, SeqWindow};
-
-/// Bytes of state per remembered sequence number (or hole).
-pub const SEQ_BYTES: i64 = 4;
 
 /// At most this many consecutive numbers are remembered per connection.
 pub const MAX_WINDOW: usize = 1 << 16;
@@ -31,23 +28,18 @@ pub const MAX_WINDOW: usize = 1 << 16;
 struct MhConn {
     from_mh: SeqWindow,
     last_ack: Option<u32>,
+    eln_marked: u64,
 }
 
 /// The MH -> FH ELN behaviour, per connection (indexed by flow id).
 #[derive(Debug, Default)]
 pub struct MhElnTracker {
     conns: Vec<MhConn>,
-    eln_marked: Vec<u64>,
 }
 
 impl MhElnTracker {
     fn conn(&mut self, flow: FlowId) -> usize {
-        let i = flow as usize;
-        if self.conns.len() <= i {
-            self.conns.resize_with(i + 1, MhConn::default);
-            self.eln_marked.resize(i + 1, 0);
-        }
-        i
+        conn_slot(&mut self.conns, flow, MhConn::default)
     }
 
     /// A data packet that has just crossed the wireless hop from the MH.
@@ -75,7 +67,7 @@ impl MhElnTracker {
         }
         if dup && c.from_mh.is_hole(ack) {
             pkt.flags |= flags::ELN;
-            self.eln_marked[i] += 1;
+            c.eln_marked += 1;
             return true;
         }
         false
@@ -83,7 +75,7 @@ impl MhElnTracker {
 
     /// DUPACKs marked with ELN for `flow`.
     pub fn eln_marked(&self, flow: FlowId) -> u64 {
-        self.eln_marked.get(flow as usize).copied().unwrap_or(0)
+        self.conns.get(flow as usize).map_or(0, |c| c.eln_marked)
     }
 }
 
@@ -105,32 +97,10 @@ pub fn account(now: Time, flow: FlowId, before: usize, after: usize, meters: &mu
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    //! Also the BS agents' shared test helpers: packets and contexts.
+mod tests {
     use super::*;
-    use crate::bs::BsCtx;
-    use crate::net::LinkKind;
+    use crate::bs::testing::pkt;
     use crate::packet::PktKind;
-
-    /// FH -> MH data, and ACKs toward the FH from the MH.
-    pub(crate) const DOWN: BsCtx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wired,
-        out_kind: LinkKind::Wireless,
-    };
-    /// MH -> FH data, and ACKs toward the MH from the FH.
-    pub(crate) const UP: BsCtx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wireless,
-        out_kind: LinkKind::Wired,
-    };
-
-    pub(crate) fn pkt(flow: FlowId, kind: PktKind, seq: u32) -> Packet {
-        match kind {
-            PktKind::Data => Packet::data(flow, (0, 2), 1000, seq, 0),
-            PktKind::Ack => Packet::ack(flow, (2, 0), 40, seq, 0, 0),
-        }
-    }
 
     #[test]
     fn marking_keeps_the_window_bounded() {

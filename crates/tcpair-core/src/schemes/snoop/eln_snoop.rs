@@ -12,7 +12,7 @@
 //! cumulative ACK.
 
 use super::eln_track::{account, mark, MhElnTracker};
-use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::{from_value, ConfigError};
 use crate::packet::{flags, FlowId, NodeId, Packet, PktKind, SeqWindow};
@@ -60,7 +60,7 @@ impl ElnSnoop {
 
     fn conn(&mut self, flow: FlowId) -> usize {
         self.meters.touch(flow);
-        conn_slot(&mut self.conns, flow)
+        conn_slot(&mut self.conns, flow, Default::default)
     }
 
     /// A DUPACK from the MH: ELN if the BS forwarded the wanted packet.
@@ -136,7 +136,7 @@ impl BsAgent for ElnSnoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::eln_track::tests::{pkt, DOWN, UP};
+    use crate::bs::testing::{pkt, DOWN, UP};
 
     #[test]
     fn dupacks_for_forwarded_packets_get_eln_others_not() {

@@ -40,7 +40,7 @@
 use std::collections::VecDeque;
 
 use super::eln_track::MhElnTracker;
-use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::{secs, Time, MS};
 use crate::error::{from_value, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
@@ -240,7 +240,7 @@ impl Snoop {
 
     fn conn(&mut self, flow: FlowId) -> usize {
         self.meters.touch(flow);
-        conn_slot(&mut self.conns, flow)
+        conn_slot(&mut self.conns, flow, Default::default)
     }
 
     /// Send a copy of the cached packet at `idx` again toward the MH.
@@ -550,7 +550,7 @@ impl BsAgent for Snoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::eln_track::tests::{pkt, DOWN, UP};
+    use crate::bs::testing::{pkt, DOWN, UP};
     use crate::net::LinkKind;
     use crate::packet::flags;
 

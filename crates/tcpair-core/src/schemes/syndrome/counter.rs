@@ -1,7 +1,7 @@
 //! Syndrome's BS part (paper 000 §3, Fig. 1 lines 1-6): per connection a
 //! counter C, 0 for the first data packet relayed, +1 for each later one,
 //! attached to the packet as the AN option (mod 2^32, wrapping like a TCP
-//! sequence number). The receiver's part is `tcp::syndrome`.
+//! sequence number). The receiver's part is [`super::receiver`].
 //!
 //! "If a packet is dropped at the BS due to buffer overflow, it is treated
 //! as being lost in the wireline network" (§3): the number is given back
@@ -11,7 +11,7 @@
 //! and which BS set it, so that a receiver can tell a new BS's counter after
 //! a handoff from a gap (docs/syndrome.md).
 
-use super::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::{from_value, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, SynTag};
@@ -70,7 +70,7 @@ impl BsAgent for SyndromeBs {
         if pkt.kind != PktKind::Data || !(ctx.toward_wireless() || ctx.from_wireless()) {
             return Verdict::Forward;
         }
-        let i = conn_slot(&mut self.conns, pkt.flow);
+        let i = conn_slot(&mut self.conns, pkt.flow, Conn::default);
         let conn = &mut self.conns[i];
         if conn.tagged == 0 {
             self.meters.add(now, pkt.flow, 0, COUNTER_BYTES);
@@ -118,7 +118,7 @@ impl BsAgent for SyndromeBs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::eln_track::tests::{pkt, DOWN};
+    use crate::bs::testing::{pkt, DOWN};
     use crate::net::LinkKind;
 
     fn data(flow: FlowId, seq: u32) -> Packet {
@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn counter_wraps_mod_2_32() {
         let mut bs = SyndromeBs::new(1);
-        let i = conn_slot(&mut bs.conns, 0);
+        let i = conn_slot(&mut bs.conns, 0, Conn::default);
         bs.conns[i].last = Some(u32::MAX);
         let mut p = data(0, 9);
         bs.on_packet(0, &DOWN, &mut p, &mut BsOut::default());

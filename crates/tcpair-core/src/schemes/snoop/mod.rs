@@ -1,0 +1,24 @@
+//! Snoop and ELN-Snoop (Balakrishnan, Seshan, Amir and Katz 1995; the paper
+//! behind `tcpair reproduce snoop-fig3`), and the ELN-based variant that
+//! Chen et al. 2002 (§2.2 item 3) compare Syndrome with.
+//!
+//! Map of the scheme:
+//! - BS parts: [`agent`] (`snoop`: per-connection cache, local
+//!   retransmission with a Jacobson timer, DUPACK suppression, §3.1's
+//!   `snoop_output()`/`snoop_input()`), [`eln_snoop`] (`eln_snoop`: no cache,
+//!   ELN on DUPACKs for packets the BS forwarded) and [`eln_track`] (the
+//!   MH -> FH half both share: holes in what arrives from the MH get ELN on
+//!   the FH's DUPACKs).
+//! - Sender part: none of its own; an ELN-aware sender is the `eln`
+//!   detector (`tcp::detect::eln`) with the restoring responder.
+//! - Receiver part: the plain sink.
+//! - Scenario keys: a node's `bs = ["snoop"]` or `[{ agent = "snoop", cache,
+//!   max_local_rtx, min_rto, initial_rto }]`, `bs = ["eln_snoop"]`; the
+//!   sender's `tcp.detector = "eln"` (or `tcp.eln = true`).
+//! - Docs: docs/snoop.md. Tests: the unit tests here, tests/snoop_e2e.rs,
+//!   tests/bs_e2e.rs. Sweep and target: sweeps/snoop_fig3.toml,
+//!   `tcpair reproduce snoop-fig3` (python/tcpair/reproduce/snoop_fig3.py).
+
+pub mod agent;
+pub mod eln_snoop;
+pub mod eln_track;
