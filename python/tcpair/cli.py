@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from tcpair._errors import (
@@ -156,23 +157,31 @@ def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None) -> Non
     )
 
 
+# What `tcpair list` shows, in order: (catalog key, heading). Every entry
+# comes from the core's registries (name, summary and source).
+CATALOG_SECTIONS = (
+    ("variants", "TCP variants (flows.X.variant)"),
+    ("congestion_ops", "congestion ops (flows.X.tcp.congestion)"),
+    ("detectors", "loss detectors (flows.X.tcp.detector)"),
+    ("responders", "responders (flows.X.tcp.responder)"),
+    ("error_models", "error models (links.X.forward.loss.model)"),
+    ("impairments", "impairments"),
+    ("bs_agents", "BS agents (nodes.X.bs)"),
+)
+
+
 @cli.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_cmd(as_json: bool) -> None:
-    """Name every TCP variant, error model, BS agent, impairment, sweep and target."""
+    """Name every TCP variant, congestion op, detector, responder, error model, BS agent,
+    impairment, sweep and target."""
     from tcpair.paths import shipped_sweeps
     from tcpair.sweepdef import load_sweep
 
     try:
         cat: dict[str, Any] = json.loads(require_core().catalog())
     except CoreMissingError as exc:
-        cat = {
-            "variants": [],
-            "error_models": [],
-            "bs_agents": [],
-            "impairments": [],
-            "note": str(exc),
-        }
+        cat = {name: [] for name, _ in CATALOG_SECTIONS} | {"note": str(exc)}
     sweeps: dict[str, dict[str, Any]] = {}
     for name, path in shipped_sweeps().items():
         try:
@@ -205,14 +214,15 @@ def list_cmd(as_json: bool) -> None:
     con = _stdout()
     if "note" in cat:
         con.print(f"[yellow]note:[/yellow] {cat['note']}")
-    con.print("[bold]TCP variants[/bold]: " + ", ".join(cat.get("variants", [])))
-    con.print("[bold]error models[/bold]:")
-    for m in cat.get("error_models", []):
-        con.print(f"  {m.get('name')}: {m.get('summary', '')}")
-    con.print("[bold]impairments[/bold]: " + ", ".join(cat.get("impairments", [])))
-    con.print("[bold]BS agents[/bold] (a node's `bs = [...]`):")
-    for a in cat.get("bs_agents", []):
-        con.print(f"  {a.get('name')}: {a.get('summary', '')}")
+    for key, title in CATALOG_SECTIONS:
+        entries = cat.get(key, [])
+        if entries and isinstance(entries[0], str):  # plain names
+            con.print(f"[bold]{title}[/bold]: " + ", ".join(entries))
+            continue
+        con.print(f"[bold]{title}[/bold]:")
+        for e in entries:
+            source = f" [dim]({escape(e['source'])})[/dim]" if e.get("source") else ""
+            con.print(f"  {escape(str(e.get('name')))}: {escape(e.get('summary', ''))}{source}")
     table = Table(title="sweeps (sweeps/*.toml); targets run with `tcpair reproduce NAME`")
     for col in ("sweep", "target", "points", "seeds", "runs", "quick runs", "what"):
         table.add_column(col, justify="right" if col in ("points", "seeds", "runs") else "left")

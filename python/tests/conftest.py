@@ -137,7 +137,11 @@ def _fake_validate(scenario_json: str) -> str:
 def _fake_catalog() -> str:
     return json.dumps(
         {
-            "variants": ["tahoe", "reno", "newreno", "sack"],
+            "variants": [
+                {"name": v, "summary": f"{v} recovery", "source": "RFC"}
+                for v in ("tahoe", "reno", "newreno", "sack")
+            ],
+            "detectors": [{"name": "none", "summary": "plain TCP", "source": "RFC 5681"}],
             "error_models": [{"name": "uniform", "summary": "each packet lost with probability p"}],
             "impairments": ["loss", "reorder", "duplicate", "outages"],
         }

@@ -245,11 +245,18 @@ def test_reproduce_baseline_quick(cli, tmp_path: Path) -> None:
 
 def test_catalog_and_list(cli) -> None:
     cat = tcpair.catalog()
-    assert {"tahoe", "reno", "newreno", "sack"} <= set(cat["variants"])
+    assert {"tahoe", "reno", "newreno", "sack", "veno", "westwood+"} <= {
+        v["name"] for v in cat["variants"]
+    }
+    assert {"none", "eln", "oracle", "always_wireless"} <= {d["name"] for d in cat["detectors"]}
+    responders = [r["name"] for r in cat["responders"]]
+    assert responders == ["0", "1", *map(str, range(11, 18)), *map(str, range(21, 28))]
+    assert all(e["source"] for k in ("variants", "detectors", "responders") for e in cat[k])
     names = {m["name"] for m in cat["error_models"]}
     assert {"uniform", "ber", "expo", "markov2", "markov2_time"} <= names
     code, out, _ = cli("list")
     assert code == 0 and "baseline" in out and "uniform" in out
+    assert "Park et al. 2010, Table 1" in out and "always_wireless" in out
 
 
 SCHEMES = {

@@ -27,8 +27,8 @@ fn main() {
         let wall = t.elapsed().as_secs_f64();
         if wall < best {
             best = wall;
-            events = r.events;
-            delivered = r.delivered_data_packets;
+            events = r.summary.events;
+            delivered = r.summary.delivered_data_packets;
         }
     }
     println!(

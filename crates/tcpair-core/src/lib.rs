@@ -15,6 +15,7 @@ pub mod impair;
 pub mod metrics;
 pub mod net;
 pub mod packet;
+pub mod registry;
 pub mod scenario;
 pub mod schemes;
 pub mod sim;
@@ -23,12 +24,18 @@ pub mod units;
 
 pub use error::{ConfigError, SimError};
 
-/// Everything a user can name in a scenario, for `tcpair list`.
+/// Everything a user can name in a scenario, for `tcpair list`: read off
+/// the registries.
 pub fn catalog() -> serde_json::Value {
+    use registry::catalog as entries;
+    let named = |name: &str, summary: &str| serde_json::json!({"name": name, "summary": summary});
     serde_json::json!({
-        "variants": tcp::Variant::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
-        "error_models": impair::REGISTRY.iter().map(|m| serde_json::json!({"name": m.name, "summary": m.summary})).collect::<Vec<_>>(),
-        "bs_agents": schemes::BS_AGENTS.iter().map(|a| serde_json::json!({"name": a.name, "summary": a.summary})).collect::<Vec<_>>(),
+        "variants": entries(tcp::VARIANTS),
+        "congestion_ops": entries(tcp::cc::REGISTRY),
+        "detectors": entries(tcp::detect::REGISTRY),
+        "responders": entries(tcp::respond::REGISTRY),
+        "error_models": impair::REGISTRY.iter().map(|m| named(m.name, m.summary)).collect::<Vec<_>>(),
+        "bs_agents": schemes::BS_AGENTS.iter().map(|a| named(a.name, a.summary)).collect::<Vec<_>>(),
         "impairments": ["loss", "reorder", "duplicate", "outages"],
         "link_kinds": ["wired", "wireless"],
         "node_kinds": ["host", "router"],

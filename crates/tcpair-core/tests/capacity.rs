@@ -17,7 +17,7 @@ fn lossless_goodput_matches_bottleneck_capacity() {
         let rel = (f.goodput_kbps - 2000.0).abs() / 2000.0;
         assert!(rel < 0.02, "{variant}: goodput {} kb/s", f.goodput_kbps);
         assert_eq!(f.retransmits, 0, "{variant}");
-        assert_eq!(r.packets.dropped, 0, "{variant}");
+        assert_eq!(r.summary.packets.dropped, 0, "{variant}");
     }
 }
 

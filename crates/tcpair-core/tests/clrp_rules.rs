@@ -14,9 +14,10 @@ use tcpair_core::engine::{EventQueue, Time, MS, SEC, US};
 use tcpair_core::net::LinkKind;
 use tcpair_core::packet::{LossBlocks, Packet, PktKind, Retx, SackBlocks, SynTags};
 use tcpair_core::schemes::clrp::bs::{ClrpBs, ClrpParams};
+use tcpair_core::schemes::clrp::mh::MhConfig;
 use tcpair_core::tcp::{
-    AckInfo, RecoveryEvent, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender, TcpSink,
-    Variant,
+    AckInfo, Recovery, RecoveryEvent, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender,
+    TcpSink,
 };
 
 const SLOT_A: Time = 4 * MS; // hop A serialization per data packet
@@ -87,13 +88,13 @@ fn packet(kind: PktKind, seq: u32, now: Time) -> Packet {
 
 fn run(dir: Dir, kills: Kills, segments: u64, bs: ClrpParams) -> Run {
     let cfg = TcpConfig {
-        variant: Variant::Reno,
+        recovery: Recovery::Reno,
         window: 30,
         // Congestion avoidance from the start with a window wide enough for
         // the loss patterns below.
         initial_cwnd: 16.0,
         initial_ssthresh: 16.0,
-        clrp: dir == Dir::MhToFh,
+        clrp: (dir == Dir::MhToFh).then(MhConfig::default),
         total_segments: Some(segments),
         ..TcpConfig::default()
     };
@@ -158,7 +159,7 @@ fn run(dir: Dir, kills: Kills, segments: u64, bs: ClrpParams) -> Run {
             }
         }
         for e in out.events.drain(..) {
-            if let RecoveryEvent::ClrpRetransmit { seq } = e {
+            if let RecoveryEvent::Retransmit { seq, .. } = e {
                 r.clrp_seqs.push(seq);
             }
         }
@@ -208,9 +209,11 @@ fn run(dir: Dir, kills: Kills, segments: u64, bs: ClrpParams) -> Run {
                 let info = AckInfo {
                     ack: p.seq,
                     ts_echo: p.ts_echo,
+                    rcv_at: p.sent_at,
                     sack: p.sack,
                     eln: false,
                     loss: p.loss,
+                    truth: None,
                 };
                 snd.on_ack(now, &info, &mut out);
             }
@@ -226,7 +229,12 @@ fn run(dir: Dir, kills: Kills, segments: u64, bs: ClrpParams) -> Run {
     r.cuts = st.window_cuts;
     r.fast_retransmits = st.fast_retransmits;
     r.timeouts = st.timeouts;
-    r.clrp_retransmits = st.clrp_retransmits;
+    let mut c = Vec::new();
+    snd.counters(&mut c);
+    r.clrp_retransmits = c
+        .iter()
+        .find(|(n, _)| *n == "clrp_retransmits")
+        .map_or(0, |&(_, v)| v);
     r.counters = agent.counters(0).into_iter().collect();
     r
 }
@@ -314,12 +322,14 @@ fn mh_to_fh_mixed_losses_cut_only_for_the_wired_one() {
 fn mh_to_fh_retransmission_waits_for_the_threshold() {
     for (thr, want) in [(2usize, 2usize), (4, 4)] {
         let cfg = TcpConfig {
-            variant: Variant::Reno,
+            recovery: Recovery::Reno,
             window: 30,
             initial_cwnd: 16.0,
             initial_ssthresh: 16.0,
-            clrp: true,
-            clrp_rxmit_threshold: thr as u32,
+            clrp: Some(MhConfig {
+                rxmit_threshold: thr as u32,
+                ..MhConfig::default()
+            }),
             ..TcpConfig::default()
         };
         let mut snd = TcpSender::new(cfg);
@@ -422,8 +432,8 @@ fn fh_to_mh_a_wired_loss_is_the_fhs_and_cut_once() {
 fn fh_to_mh_fixed_host_is_plain_reno() {
     let r = run(Dir::FhToMh, kills_a(&[(20, 1)]), N, ClrpParams::default());
     let cfg = r.sender_cfg.clone().unwrap();
-    assert!(!cfg.clrp && !cfg.eln);
-    assert_eq!(cfg.variant, Variant::Reno);
+    assert!(cfg.clrp.is_none() && cfg.detector.name() == "none");
+    assert_eq!(cfg.recovery, Recovery::Reno);
     assert_eq!(r.clrp_retransmits, 0);
     // The same wired loss without CLRP anywhere.
     let plain = {

@@ -8,7 +8,7 @@ use serde_json::json;
 
 fn check(v: &serde_json::Value) -> tcpair_core::sim::RunResult {
     let r = run(v);
-    let p = r.packets;
+    let p = r.summary.packets;
     assert!(p.conserved(), "packet balance broken: {p:?}");
     r
 }
@@ -28,8 +28,8 @@ fn conservation_with_every_impairment_and_several_flows() {
         }));
     }
     let r = check(&v);
-    assert!(r.packets.copies > 0, "duplicates were produced");
-    assert!(r.packets.dropped > 0);
+    assert!(r.summary.packets.copies > 0, "duplicates were produced");
+    assert!(r.summary.packets.dropped > 0);
     // Stopping in mid-run leaves packets in flight: the balance still holds.
     assert!(r.flows.iter().all(|f| f.delivered > 0));
 }
@@ -48,7 +48,7 @@ proptest! {
         v["links"][0]["queue"] = json!(queue);
         v["links"][1]["queue"] = json!(queue);
         let r = run(&v);
-        prop_assert!(r.packets.conserved(), "{:?}", r.packets);
+        prop_assert!(r.summary.packets.conserved(), "{:?}", r.summary.packets);
         // Every segment the receiver got in order was sent at least once.
         let f = &r.flows[0];
         prop_assert!(f.delivered <= f.sent);
@@ -64,5 +64,8 @@ fn finite_transfer_completes_and_drains() {
     let f = &r.flows[0];
     assert_eq!(f.delivered, 500);
     assert!(f.finished_at_s.is_some());
-    assert_eq!(r.packets.in_flight, 0, "nothing left in the network");
+    assert_eq!(
+        r.summary.packets.in_flight, 0,
+        "nothing left in the network"
+    );
 }

@@ -64,5 +64,9 @@ fn several_flows_share_fairly_and_start_on_time() {
         (sum - 2000.0).abs() / 2000.0 < 0.02,
         "the two fill the link: {sum}"
     );
-    assert!(r.jain_fairness.unwrap() > 0.8, "{:?}", r.jain_fairness);
+    assert!(
+        r.summary.jain_fairness.unwrap() > 0.8,
+        "{:?}",
+        r.summary.jain_fairness
+    );
 }

@@ -381,6 +381,11 @@ fn compare(
                 added.push(format!("{path}.{k}"));
             }
         }
+        (Value::Array(g), Value::Array(n)) if g.len() == n.len() => {
+            for (i, (gv, nv)) in g.iter().zip(n).enumerate() {
+                compare(&format!("{path}[{i}]"), gv, nv, diffs, added);
+            }
+        }
         _ if golden == now => {}
         _ => diffs.push(format!("{path}: {golden} -> {now}")),
     }

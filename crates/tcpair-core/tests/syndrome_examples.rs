@@ -19,7 +19,7 @@ use tcpair_core::packet::{LossBlocks, Packet, PktKind, Retx, SackBlocks, SynTags
 use tcpair_core::schemes::syndrome::counter::SyndromeBs;
 use tcpair_core::schemes::syndrome::receiver::UnusedCredit;
 use tcpair_core::tcp::{
-    AckInfo, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender, TcpSink, Variant,
+    AckInfo, Recovery, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender, TcpSink,
 };
 
 const SLOT: Time = MS; // wired serialization per data packet
@@ -86,14 +86,14 @@ impl Run {
 
 fn run(net: Net, unused: UnusedCredit, segments: u64) -> Run {
     let cfg = TcpConfig {
-        variant: Variant::Reno,
+        recovery: Recovery::Reno,
         // cwnd-limited (window 64 > cwnd 12, ssthresh 12: congestion
         // avoidance): fast-recovery inflation can send new data, as the
         // figures' dupack runs require.
         window: 64,
         initial_cwnd: 12.0,
         initial_ssthresh: 12.0,
-        eln: true,
+        detector: Box::new(tcpair_core::tcp::detect::eln::Eln::default()),
         total_segments: Some(segments),
         ..TcpConfig::default()
     };
@@ -165,8 +165,8 @@ fn run(net: Net, unused: UnusedCredit, segments: u64) -> Run {
             }
         }
         for e in out.events.drain(..) {
-            if let tcpair_core::tcp::RecoveryEvent::FastRetransmit { seq, window_cut } = e {
-                r.frs.push((seq, window_cut));
+            if let tcpair_core::tcp::RecoveryEvent::FastRetransmit(d) = e {
+                r.frs.push((d.seq, d.window_cut));
             }
         }
         if let Some(d) = snd.rto_deadline() {
@@ -213,7 +213,7 @@ fn run(net: Net, unused: UnusedCredit, segments: u64) -> Run {
     }
     let st = snd.stats();
     r.cuts = st.window_cuts;
-    r.eln_rtx = st.eln_retransmits;
+    r.eln_rtx = st.wireless_frs;
     r.fast_rtx = st.fast_retransmits;
     r.timeouts = st.timeouts;
     r.credits = sink.syndrome_stats().unwrap().credits_given;

@@ -1,6 +1,7 @@
 use crate::engine::Time;
 use crate::net::{DirId, LinkKind};
 use crate::packet::{FlowId, PktKind, Retx};
+use crate::tcp::{Cause, Window};
 
 /// Why a packet was lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +20,18 @@ impl DropCauseKind {
             DropCauseKind::Queue => "queue",
             DropCauseKind::Corruption => "corruption",
             DropCauseKind::Outage => "outage",
+        }
+    }
+
+    /// The cause of the loss in a detector's terms: wireless when the packet
+    /// was lost on a wireless link by corruption or an outage; congestion
+    /// for a queue overflow anywhere and for corruption on a wired link (the
+    /// papers' "wireline" losses). The `oracle` detector and the accuracy
+    /// figures use this one rule.
+    pub fn loss_cause(self, link: LinkKind) -> Cause {
+        match (self, link) {
+            (DropCauseKind::Queue, _) | (_, LinkKind::Wired) => Cause::Congestion,
+            (_, LinkKind::Wireless) => Cause::Wireless,
         }
     }
 }
@@ -41,8 +54,19 @@ pub struct DropRecord {
 pub enum RecoveryKind {
     FastRetransmit,
     Timeout,
-    /// A CLRP TCP-MH retransmission of a notified wireless loss.
-    ClrpRetransmit,
+    /// A retransmission by a scheme's sender part, without a congestion
+    /// response (the name is the event's, e.g. "clrp_retransmit").
+    Retransmit(&'static str),
+}
+
+impl RecoveryKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryKind::FastRetransmit => "fast_retransmit",
+            RecoveryKind::Timeout => "timeout",
+            RecoveryKind::Retransmit(by) => by,
+        }
+    }
 }
 
 /// A fast retransmit or timeout with the true cause of the loss it repairs:
@@ -56,7 +80,31 @@ pub struct RecoveryRecord {
     pub kind: RecoveryKind,
     pub seq: u32,
     pub window_cut: bool,
+    /// The detector's verdict (fast retransmits only).
+    pub verdict: Option<Cause>,
+    /// cwnd and ssthresh before and after (the response: the window fast
+    /// recovery ends with); None for a scheme's retransmission, which
+    /// leaves them alone.
+    pub before: Option<Window>,
+    pub after: Option<Window>,
     pub true_cause: Option<(DropCauseKind, LinkKind)>,
+}
+
+impl RecoveryRecord {
+    /// A record at `time` for `flow`, every other field empty.
+    pub fn at(time: Time, flow: FlowId) -> Self {
+        Self {
+            time,
+            flow,
+            kind: RecoveryKind::FastRetransmit,
+            seq: 0,
+            window_cut: false,
+            verdict: None,
+            before: None,
+            after: None,
+            true_cause: None,
+        }
+    }
 }
 
 /// One time-series sample of one flow.

@@ -181,7 +181,18 @@ pub struct TcpSpec {
     pub granularity: Option<Quantity>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_backoff: Option<u32>,
-    /// Respond to ELN: three duplicate ACKs with ELN -> retransmit, keep cwnd.
+    /// Congestion op: a name (`"veno"`) or a table with `name` and its
+    /// parameters; default: the variant's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<serde_json::Value>,
+    /// Loss detector asked at every fast-retransmit trigger (`"none"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detector: Option<serde_json::Value>,
+    /// Responder applied when the detector says wireless (`1`: restore).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responder: Option<serde_json::Value>,
+    /// Alias of `detector = "eln"` (an ELN-aware sender, with the default
+    /// responder 1): three duplicate ACKs with ELN -> retransmit, keep cwnd.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eln: Option<bool>,
     /// CLRP's TCP-MH sender (paper 001, MH -> FH); needs a `clrp` BS agent.

@@ -4,52 +4,143 @@
 //! are fed events (`start`, an ACK, a timer) with the current time and write
 //! what they want done into an output struct that the caller (the `sim`
 //! layer) carries out. This keeps every algorithm testable with hand-built
-//! packet sequences (see the tests in `sender.rs` and `sink.rs`).
+//! packet sequences (see the tests in `sender/` and `sink.rs`).
+//!
+//! The sender has pluggable parts, in the spirit of Linux's
+//! `tcp_congestion_ops` and ns-3's `TcpCongestionOps` apart from
+//! `TcpRecoveryOps`:
+//! - the recovery mechanics ([`Recovery`]: Tahoe, Reno, NewReno, SACK), an
+//!   internal enum of the sender;
+//! - a congestion op ([`cc`]: window growth and the cut on congestion);
+//! - a loss detector ([`detect`]), asked at every fast-retransmit trigger
+//!   whether the loss was congestion or wireless;
+//! - a responder ([`respond`]), which sets cwnd and ssthresh when the
+//!   detector says "wireless";
+//! - the RTT and ACK [`history`] they all read.
 //!
 //! Packet mode as in ns-2: segments are numbered from 0; an ACK carries the
 //! next expected segment number. `cwnd` and `ssthresh` are in packets.
 
 use crate::engine::{Time, MS, SEC};
 use crate::packet::{LossBlocks, SackBlocks};
+use crate::registry::Entry;
+use crate::schemes::clrp::mh::MhConfig;
 
+pub mod cc;
+pub mod detect;
+pub mod history;
+pub mod respond;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
 pub mod sink;
 
+pub use cc::CongestionOps;
+pub use detect::{Cause, Detector};
+pub use history::History;
+pub use respond::Responder;
 pub use rto::RtoEstimator;
 pub use sender::TcpSender;
 pub use sink::{SinkConfig, SinkOutput, TcpSink};
 
-/// Congestion-control variant of the sender.
+/// Loss-recovery mechanics of the sender (how it retransmits and how it
+/// leaves recovery); the window arithmetic is the congestion op's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Variant {
+pub enum Recovery {
+    /// Go-back-N after a fast retransmit, slow start from one segment.
     Tahoe,
+    /// RFC 5681 fast recovery, left on the first new ACK.
     Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole.
     NewReno,
+    /// RFC 6675 conservative SACK-based recovery.
     Sack,
 }
 
-impl Variant {
-    pub const ALL: [(&'static str, Variant); 4] = [
-        ("tahoe", Variant::Tahoe),
-        ("reno", Variant::Reno),
-        ("newreno", Variant::NewReno),
-        ("sack", Variant::Sack),
-    ];
-    pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(_, v)| *v == self).unwrap().0
-    }
+/// What a `variant` name selects: recovery mechanics and a congestion op.
+#[derive(Debug, Clone, Copy)]
+pub struct Preset {
+    pub recovery: Recovery,
+    /// The name of a congestion op in [`cc::REGISTRY`].
+    pub congestion: &'static str,
 }
+
+/// Every `variant` a flow can name. Veno and Westwood+ run on NewReno's
+/// recovery, as in Linux and ns-3; any congestion op can also be combined
+/// with any recovery through `tcp.congestion`.
+pub static VARIANTS: &[Entry<Preset>] = &[
+    Entry {
+        name: "tahoe",
+        summary: "fast retransmit, then go-back-N and slow start",
+        source: "Jacobson 1988; ns-2 Agent/TCP",
+        build: Preset {
+            recovery: Recovery::Tahoe,
+            congestion: "reno",
+        },
+    },
+    Entry {
+        name: "reno",
+        summary: "fast retransmit and fast recovery",
+        source: "RFC 5681 §3.2; ns-2 Agent/TCP/Reno",
+        build: Preset {
+            recovery: Recovery::Reno,
+            congestion: "reno",
+        },
+    },
+    Entry {
+        name: "newreno",
+        summary: "Reno whose partial ACKs retransmit the next hole",
+        source: "RFC 6582; ns-2 Agent/TCP/Newreno",
+        build: Preset {
+            recovery: Recovery::NewReno,
+            congestion: "reno",
+        },
+    },
+    Entry {
+        name: "sack",
+        summary: "conservative SACK-based loss recovery (needs a SACK receiver)",
+        source: "RFC 6675, RFC 2018",
+        build: Preset {
+            recovery: Recovery::Sack,
+            congestion: "reno",
+        },
+    },
+    Entry {
+        name: "veno",
+        summary: "NewReno recovery with the Veno congestion op",
+        source: "Fu and Liew 2003; Linux tcp_veno.c",
+        build: Preset {
+            recovery: Recovery::NewReno,
+            congestion: "veno",
+        },
+    },
+    Entry {
+        name: "westwood+",
+        summary: "NewReno recovery with the Westwood+ congestion op",
+        source: "Mascolo et al. 2001, Grieco and Mascolo 2004; Linux tcp_westwood.c",
+        build: Preset {
+            recovery: Recovery::NewReno,
+            congestion: "westwood+",
+        },
+    },
+];
 
 /// Sender parameters. Defaults follow ns-2.35's `Agent/TCP` where RFCs leave
 /// room (documented in docs/tcp.md).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TcpConfig {
-    pub variant: Variant,
+    pub recovery: Recovery,
+    /// Window growth and the cut on congestion.
+    pub cc: Box<dyn CongestionOps>,
+    /// Asked at every fast-retransmit trigger: congestion or wireless?
+    pub detector: Box<dyn Detector>,
+    /// Sets cwnd and ssthresh when the detector says wireless.
+    pub responder: Box<dyn Responder>,
     /// Window limit in packets (ns-2 `window_`): the sender never has more
     /// than `min(cwnd, window)` packets outstanding.
     pub window: u32,
+    /// Bytes per data packet on the wire (responders' "65535 bytes").
+    pub packet_size: u32,
     /// Initial congestion window in packets (ns-2 `windowInit_`).
     pub initial_cwnd: f64,
     /// Initial slow-start threshold in packets (RFC 5681: arbitrarily high).
@@ -68,31 +159,19 @@ pub struct TcpConfig {
     pub max_backoff: u32,
     /// Number of segments to send; `None` is a bulk (infinite) source.
     pub total_segments: Option<u64>,
-    /// ELN-aware sender (paper 000 Fig. 1 lines 19-22; ELN-Snoop): when the
-    /// duplicate ACK that reaches the threshold carries ELN, retransmit the
-    /// missing segment and keep cwnd and ssthresh.
-    pub eln: bool,
-    /// TCP-MH sender of CLRP (paper 001 §II.A): keep the list of wireless
-    /// losses the BS reports on ACKs, retransmit one when it has been
-    /// notified `clrp_rxmit_threshold` times, without any congestion
-    /// response, and never fast-retransmit or cut the window for DUPACKs
-    /// of a listed packet. Wired losses get the variant's usual response.
-    pub clrp: bool,
-    pub clrp_rxmit_threshold: u32,
-    /// Let each DUPACK for a listed loss clock out one new segment (the
-    /// window is inflated by one per such DUPACK until the next new ACK, as
-    /// in fast recovery but without the cut). Paper 001 says only that no
-    /// congestion control starts; without inflation a sender whose window
-    /// is full stalls until the retransmission is acknowledged, and a lost
-    /// retransmission can only end in a timeout (docs/clrp.md).
-    pub clrp_inflate: bool,
+    /// TCP-MH sender of CLRP (Sun et al. 2005 §II.A), or None.
+    pub clrp: Option<MhConfig>,
 }
 
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
-            variant: Variant::Reno,
+            recovery: Recovery::Reno,
+            cc: Box::new(cc::reno::Reno),
+            detector: Box::new(detect::none::NoDetector),
+            responder: respond::default_responder(),
             window: 20,
+            packet_size: 1000,
             initial_cwnd: 1.0,
             initial_ssthresh: f64::from(u32::MAX),
             dupack_threshold: 3,
@@ -103,10 +182,17 @@ impl Default for TcpConfig {
             granularity: 10 * MS,
             max_backoff: 64,
             total_segments: None,
-            eln: false,
-            clrp: false,
-            clrp_rxmit_threshold: crate::schemes::clrp::DEFAULT_RXMIT_THRESHOLD,
-            clrp_inflate: true,
+            clrp: None,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The default configuration with `recovery` (and Reno-style AIMD).
+    pub fn with_recovery(recovery: Recovery) -> Self {
+        Self {
+            recovery,
+            ..Self::default()
         }
     }
 }
@@ -118,11 +204,17 @@ pub struct AckInfo {
     pub ack: u32,
     /// Echo of the `sent_at` of the data packet that triggered this ACK.
     pub ts_echo: Time,
+    /// When the receiver sent this ACK (its own timestamp, RFC 7323 TSval).
+    pub rcv_at: Time,
     pub sack: SackBlocks,
     /// Explicit Loss Notification bit.
     pub eln: bool,
     /// CLRP loss blocks (paper 001): recent wireless losses, newest first.
     pub loss: LossBlocks,
+    /// Not on the wire: the simulator's ground truth about the loss of
+    /// segment `ack`, filled only for senders whose detector asks for it
+    /// (`oracle`). None if the segment was not lost.
+    pub truth: Option<Cause>,
 }
 
 /// One segment the sender wants transmitted now.
@@ -132,16 +224,43 @@ pub struct SendSeg {
     pub retransmit: bool,
 }
 
+/// A congestion window and slow-start threshold, in packets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+}
+
+/// One decision at a fast-retransmit trigger.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decision {
+    /// The segment retransmitted.
+    pub seq: u32,
+    /// What the detector said.
+    pub verdict: Cause,
+    /// cwnd or ssthresh were reduced.
+    pub window_cut: bool,
+    /// cwnd and ssthresh just before the decision.
+    pub before: Window,
+    /// The response: cwnd (the value fast recovery deflates to) and ssthresh.
+    pub after: Window,
+}
+
 /// A loss-recovery action, reported so the metrics layer can attach the
 /// ground truth of the loss it repairs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RecoveryEvent {
-    /// Fast retransmit of `seq`; `window_cut` says whether cwnd/ssthresh were reduced.
-    FastRetransmit { seq: u32, window_cut: bool },
+    /// Fast retransmit, with the decision that shaped it.
+    FastRetransmit(Decision),
     /// Retransmission timeout; `seq` is the segment retransmitted.
-    Timeout { seq: u32 },
-    /// CLRP retransmission of a notified wireless loss (no window cut).
-    ClrpRetransmit { seq: u32 },
+    Timeout {
+        seq: u32,
+        before: Window,
+        after: Window,
+    },
+    /// A retransmission by a scheme's sender part without any congestion
+    /// response (e.g. `"clrp_retransmit"`); `by` names the event.
+    Retransmit { seq: u32, by: &'static str },
 }
 
 /// What the sender wants done after an input. The caller clears it (with
@@ -159,7 +278,8 @@ impl SenderOutput {
     }
 }
 
-/// Counters kept by the sender.
+/// Counters kept by the sender (scheme parts keep their own, see
+/// [`TcpSender::counters`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SenderStats {
     /// Data packets transmitted (originals and retransmissions).
@@ -167,6 +287,9 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Of these, the ones whose detector verdict was "wireless" and whose
+    /// window the responder set.
+    pub wireless_frs: u64,
     /// Reductions of ssthresh/cwnd (fast-retransmit entries that cut, timeouts).
     pub window_cuts: u64,
     /// Sum and count of the RTO durations that expired (one per timeout,
@@ -179,12 +302,7 @@ pub struct SenderStats {
     pub rto_after_sample_sum_ns: u128,
     /// ACKs received with the ELN bit set.
     pub eln_acks: u64,
-    /// Fast retransmits made without a window cut because of ELN.
-    pub eln_retransmits: u64,
-    /// ACKs received carrying CLRP loss blocks.
-    pub clrp_notices: u64,
-    /// Retransmissions of CLRP-notified losses (no window cut).
-    pub clrp_retransmits: u64,
-    /// DUPACKs not counted because they ask for a CLRP-listed packet.
-    pub clrp_dupacks_ignored: u64,
 }
+
+/// Named counters of a flow's scheme parts, in a fixed order.
+pub type Counters = Vec<(&'static str, u64)>;

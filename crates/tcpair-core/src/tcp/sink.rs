@@ -109,6 +109,16 @@ impl TcpSink {
         self.clrp.as_ref().map(|t| t.stats())
     }
 
+    /// The per-flow counters of the receiver's scheme parts.
+    pub fn counters(&self, out: &mut super::Counters) {
+        if let Some(rx) = self.syndrome.as_ref() {
+            rx.counters(out);
+        }
+        if let Some(t) = self.clrp.as_ref() {
+            t.receiver_counters(out);
+        }
+    }
+
     pub fn rcv_nxt(&self) -> u32 {
         self.rcv_nxt
     }
@@ -191,7 +201,7 @@ impl TcpSink {
         if ack_now {
             // RFC 7323 §4.3: a delayed ACK echoes the earliest held segment.
             let echo = self.pending.unwrap_or(sent_at);
-            out.ack = Some(self.make_ack(echo));
+            out.ack = Some(self.make_ack(now, echo));
         }
     }
 
@@ -203,7 +213,7 @@ impl TcpSink {
             _ => return,
         }
         let echo = self.pending.unwrap_or(0);
-        out.ack = Some(self.make_ack(echo));
+        out.ack = Some(self.make_ack(now, echo));
     }
 
     fn note_recent(&mut self, seq: u32) {
@@ -232,7 +242,7 @@ impl TcpSink {
         (s, e)
     }
 
-    fn make_ack(&mut self, echo: Time) -> AckInfo {
+    fn make_ack(&mut self, now: Time, echo: Time) -> AckInfo {
         self.pending = None;
         self.deadline = None;
         self.acks_sent += 1;
@@ -271,9 +281,11 @@ impl TcpSink {
         AckInfo {
             ack: self.rcv_nxt,
             ts_echo: echo,
+            rcv_at: now,
             sack,
             eln,
             loss,
+            truth: None,
         }
     }
 }

@@ -12,6 +12,9 @@ use crate::packet::{LossBlocks, SeqWindow};
 /// (the oldest are forgotten beyond it).
 pub const MAX_SPAN: usize = 1 << 16;
 
+/// The per-flow counters of TCP-MH as a receiver.
+pub const RECEIVER_COUNTERS: &[&str] = &["clrp_holes"];
+
 /// Counters of a [`HoleTracker`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HoleStats {
@@ -58,6 +61,12 @@ impl HoleTracker {
 
     pub fn stats(&self) -> &HoleStats {
         &self.stats
+    }
+
+    /// The per-flow counters of TCP-MH as a receiver ([`RECEIVER_COUNTERS`]):
+    /// the holes it declared and reported.
+    pub fn receiver_counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push((RECEIVER_COUNTERS[0], self.stats.by_threshold));
     }
 
     /// Numbers remembered (seen or missing): the state held.

@@ -1,4 +1,4 @@
-//! CLRP, the Clustered-loss Retransmission Protocol (Sun, Li and Liew 2004):
+//! CLRP, the Clustered-loss Retransmission Protocol (Sun, Li and Liew 2005):
 //! CLRP-BS and TCP-MH, in both directions and over two wireless links.
 //!
 //! Paper 001 §II: "the implementation of CLRP and TCP-MH to handle wireless
@@ -50,11 +50,12 @@
 
 pub mod bs;
 pub mod holes;
+pub mod mh;
 pub mod notices;
 
-/// Default `hole_threshold` (3; a parameter, Sun et al. 2004 §II.A leave it open).
+/// Default `hole_threshold` (3; a parameter, Sun et al. 2005 §II.A leave it open).
 pub const DEFAULT_HOLE_THRESHOLD: u32 = 3;
-/// Default `max_blocks` (Sun et al. 2004 §II.A: "The value 6 is used in our simulations").
+/// Default `max_blocks` (Sun et al. 2005 §II.A: "The value 6 is used in our simulations").
 pub const DEFAULT_MAX_BLOCKS: u32 = 6;
-/// Default `rxmit_threshold` (Sun et al. 2004 §II.A: "the value 2 is chosen").
+/// Default `rxmit_threshold` (Sun et al. 2005 §II.A: "the value 2 is chosen").
 pub const DEFAULT_RXMIT_THRESHOLD: u32 = 2;

@@ -1,4 +1,4 @@
-//! Snoop and ELN-Snoop (Balakrishnan, Seshan, Amir and Katz 1995; the paper
+//! Snoop and ELN-Snoop (Amir, Balakrishnan, Seshan and Katz 1995; the paper
 //! behind `tcpair reproduce snoop-fig3`), and the ELN-based variant that
 //! Chen et al. 2002 (§2.2 item 3) compare Syndrome with.
 //!

@@ -45,6 +45,10 @@ use std::collections::VecDeque;
 /// credit (Fig. 1 line 13: "a set of 3 or more duplicate acks").
 pub const CREDIT_RUN: u32 = 3;
 
+/// The per-flow counters of a Syndrome receiver: credits given (wireless
+/// losses inferred) and syndromes the paper rules out.
+pub const COUNTERS: &[&str] = &["syndrome_credits", "impossible_syndromes"];
+
 /// Counters of the receiver's inference.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SyndromeStats {
@@ -102,6 +106,12 @@ impl SyndromeRx {
 
     pub fn stats(&self) -> &SyndromeStats {
         &self.stats
+    }
+
+    /// The receiver's per-flow counters ([`COUNTERS`]).
+    pub fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push((COUNTERS[0], self.stats.credits_given));
+        out.push((COUNTERS[1], self.stats.impossible));
     }
 
     pub fn credit(&self) -> u64 {

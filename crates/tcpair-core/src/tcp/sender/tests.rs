@@ -9,7 +9,26 @@
 
 use super::*;
 use crate::engine::{EventQueue, MS, SEC};
-use crate::tcp::{RecoveryEvent, SendSeg, SinkConfig, SinkOutput, TcpSink, Variant};
+use crate::tcp::{Recovery as Variant, RecoveryEvent, SendSeg, SinkConfig, SinkOutput, TcpSink};
+
+/// A recovery event, as the tests compare it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Rec {
+    /// Fast retransmit of a segment, with or without a window cut.
+    Fr(u32, bool),
+    /// Timeout, retransmitting a segment.
+    To(u32),
+    /// A scheme part's retransmission.
+    Rtx(u32),
+}
+
+fn rec(e: &RecoveryEvent) -> Rec {
+    match *e {
+        RecoveryEvent::FastRetransmit(d) => Rec::Fr(d.seq, d.window_cut),
+        RecoveryEvent::Timeout { seq, .. } => Rec::To(seq),
+        RecoveryEvent::Retransmit { seq, .. } => Rec::Rtx(seq),
+    }
+}
 use std::collections::HashMap;
 
 const D: Time = 50 * MS;
@@ -40,7 +59,7 @@ struct Harness {
     sout: SinkOutput,
     /// Every transmission: (time, seg).
     log: Vec<(Time, SendSeg)>,
-    events: Vec<(Time, RecoveryEvent)>,
+    events: Vec<(Time, Rec)>,
     /// cwnd after each ACK the sender processed.
     cwnd_trace: Vec<f64>,
     delivered: u32,
@@ -99,7 +118,7 @@ impl Harness {
             );
         }
         for e in self.out.events.drain(..) {
-            self.events.push((now, e));
+            self.events.push((now, rec(&e)));
         }
         let d = self.s.rto_deadline();
         if let Some(t) = d {
@@ -182,7 +201,7 @@ impl Harness {
     fn timeout_times(&self) -> Vec<Time> {
         self.events
             .iter()
-            .filter(|(_, e)| matches!(e, RecoveryEvent::Timeout { .. }))
+            .filter(|(_, e)| matches!(e, Rec::To(_)))
             .map(|(t, _)| *t)
             .collect()
     }
@@ -197,7 +216,7 @@ impl Harness {
 
 fn cfg(v: Variant) -> TcpConfig {
     TcpConfig {
-        variant: v,
+        recovery: v,
         window: 20,
         ..TcpConfig::default()
     }
@@ -212,7 +231,7 @@ fn sink_cfg(v: Variant) -> SinkConfig {
 
 /// Bulk-ish finite transfer of `n` segments with the given kills.
 fn run(c: TcpConfig, kills: &[(u32, u32)], n: u64) -> Harness {
-    let v = c.variant;
+    let v = c.recovery;
     let mut h = Harness::new(
         TcpConfig {
             total_segments: Some(n),
@@ -285,13 +304,7 @@ fn case2_one_loss() {
         let h = run(cfg(v), &[(40, 1)], 200);
         assert_eq!(h.frw(), (1, 0, 1), "{v:?}");
         assert_eq!(h.s.ssthresh(), 10.0, "{v:?}");
-        assert_eq!(
-            h.events[0].1,
-            RecoveryEvent::FastRetransmit {
-                seq: 40,
-                window_cut: true
-            }
-        );
+        assert_eq!(h.events[0].1, Rec::Fr(40, true));
         h.assert_karn_clean();
         // Only 40 is resent. (Tahoe too: its go-back-N from 41 is overtaken
         // by the cumulative ACK 60 that the retransmission brings.)
@@ -311,7 +324,7 @@ fn case3_two_losses() {
     // forbid a second FR anyway: the RTO fires for 45. ssthresh = 15/2 = 7.
     let h = run(cfg(Variant::Reno), &[(40, 1), (45, 1)], 200);
     assert_eq!(h.frw(), (1, 1, 2));
-    assert_eq!(h.events[1].1, RecoveryEvent::Timeout { seq: 45 });
+    assert_eq!(h.events[1].1, Rec::To(45));
     h.assert_karn_clean();
 
     // NewReno: the partial ACK 45 retransmits 45 at once and stays in
@@ -369,25 +382,13 @@ fn case3b_three_losses_newreno_sack() {
     c.min_rto = 150 * MS;
     let h = run(c, &[(40, 1), (44, 1), (48, 1)], 200);
     assert_eq!(h.frw(), (2, 1, 3));
-    let kinds: Vec<(Time, RecoveryEvent)> = h.events.clone();
+    let kinds: Vec<(Time, Rec)> = h.events.clone();
     assert_eq!(
         kinds,
         vec![
-            (
-                600 * MS,
-                RecoveryEvent::FastRetransmit {
-                    seq: 40,
-                    window_cut: true
-                }
-            ),
-            (850 * MS, RecoveryEvent::Timeout { seq: 48 }),
-            (
-                1000 * MS,
-                RecoveryEvent::FastRetransmit {
-                    seq: 68,
-                    window_cut: true
-                }
-            ),
+            (600 * MS, Rec::Fr(40, true)),
+            (850 * MS, Rec::To(48)),
+            (1000 * MS, Rec::Fr(68, true)),
         ]
     );
 }
@@ -402,7 +403,7 @@ fn case4_lost_retransmission() {
     for v in ALL {
         let h = run(cfg(v), &[(40, 1), (40, 2)], 200);
         assert_eq!(h.frw(), (1, 1, 2), "{v:?}");
-        assert_eq!(h.events[1].1, RecoveryEvent::Timeout { seq: 40 }, "{v:?}");
+        assert_eq!(h.events[1].1, Rec::To(40), "{v:?}");
         assert_eq!(h.tx_count[&40], 3);
         // The timer was restarted by the FR (ns-2 reset_rtx_timer) at the
         // time of the 3rd dupack, and no ACK advanced since: the timeout
@@ -460,7 +461,7 @@ fn case5_small_window_timeout() {
         c.window = 3;
         let h = run(c, &[(10, 1)], 40);
         assert_eq!(h.frw(), (0, 1, 1), "{v:?}");
-        assert_eq!(h.events[0].1, RecoveryEvent::Timeout { seq: 10 });
+        assert_eq!(h.events[0].1, Rec::To(10));
         assert_eq!(h.s.ssthresh(), 2.0);
     }
 }
@@ -518,13 +519,7 @@ fn case7_limited_transmit() {
                 assert_eq!(h.frw(), (1, 0, 1), "{v:?} with LT");
                 // FlightSize excludes the 2 LT segments: 3 -> ssthresh max(1, 2) = 2.
                 assert_eq!(h.s.ssthresh(), 2.0);
-                assert_eq!(
-                    h.events[0].1,
-                    RecoveryEvent::FastRetransmit {
-                        seq: 3,
-                        window_cut: true
-                    }
-                );
+                assert_eq!(h.events[0].1, Rec::Fr(3, true));
             } else {
                 assert_eq!(h.frw(), (0, 1, 1), "{v:?} without LT");
             }

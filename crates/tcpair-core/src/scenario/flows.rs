@@ -1,0 +1,270 @@
+//! The `[[flows]]` tables: end points, sizes, routes, the sender (`tcp`) and
+//! the receiver, and the BS agents a flow's scheme parts need on its path.
+
+use super::topo::lookup;
+use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec};
+use crate::engine::secs;
+use crate::error::{in_range, ConfigError};
+use crate::net::{shortest_path, DirId, LinkKind, NodeKind, Topology};
+use crate::packet::NodeId;
+use crate::schemes::syndrome::receiver::UnusedCredit;
+use crate::tcp::{Recovery, SinkConfig};
+
+/// Build every flow of `spec` (fills in default flow names).
+pub(super) fn build(
+    spec: &mut ScenarioSpec,
+    topo: &Topology,
+    duration: f64,
+) -> Result<Vec<FlowPlan>, ConfigError> {
+    if spec.flows.is_empty() {
+        return Err(err("flows", "a scenario needs at least one flow"));
+    }
+    let agents = AgentNodes::of(spec);
+    let mut flows: Vec<FlowPlan> = Vec::with_capacity(spec.flows.len());
+    for (i, f) in spec.flows.iter_mut().enumerate() {
+        let p = format!("flows[{i}]");
+        let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        if flows.iter().any(|g| g.name == name) {
+            return Err(err(
+                format!("{p}.name"),
+                format!("duplicate flow name {name:?}"),
+            ));
+        }
+        f.name = Some(name.clone());
+        flows.push(flow(&p, name, f, topo, duration, &agents)?);
+    }
+    Ok(flows)
+}
+
+fn flow(
+    p: &str,
+    name: String,
+    f: &mut FlowSpec,
+    topo: &Topology,
+    duration: f64,
+    agents: &AgentNodes,
+) -> Result<FlowPlan, ConfigError> {
+    let (src, dst) = end_points(p, f, topo)?;
+    let preset = tcp::preset(p, &f.variant)?;
+    let start = check_secs(&format!("{p}.start"), &f.start, true)?;
+    if start >= duration {
+        return Err(err(
+            format!("{p}.start"),
+            format!("must be before the end of the run ({duration} s), got {start}"),
+        ));
+    }
+    check_sizes(p, f)?;
+    let (data_path, ack_path) = routes(p, f, topo, src, dst)?;
+    let tcp = tcp::config(p, f, preset)?;
+    let sink = sink(p, f, tcp.recovery)?;
+    f.sink.sack = Some(sink.sack);
+    let needs = [
+        (
+            f.sink.syndrome,
+            "sink.syndrome",
+            "syndrome",
+            &agents.syndrome,
+        ),
+        (f.sink.clrp, "sink.clrp", "clrp", &agents.clrp),
+        (tcp.clrp.is_some(), "tcp.clrp", "clrp", &agents.clrp),
+    ];
+    for (on, key, agent, nodes) in needs {
+        if let (true, Some(n)) = (on, agent_missing(agent, topo, &data_path, nodes)) {
+            return Err(err(format!("{p}.{key}"), n));
+        }
+    }
+    if tcp.recovery == Recovery::Sack && !sink.sack {
+        return Err(err(
+            format!("{p}.sink.sack"),
+            "the sack variant needs a SACK receiver, got false",
+        ));
+    }
+    Ok(FlowPlan {
+        name,
+        variant: f.variant.clone(),
+        src,
+        dst,
+        start: secs(start),
+        packet_size: f.packet_size,
+        ack_size: f.ack_size,
+        tcp,
+        sink,
+        data_path,
+        ack_path,
+    })
+}
+
+/// Source and destination: two different hosts.
+fn end_points(p: &str, f: &FlowSpec, topo: &Topology) -> Result<(NodeId, NodeId), ConfigError> {
+    let src = lookup(topo, &format!("{p}.src"), &f.src)?;
+    let dst = lookup(topo, &format!("{p}.dst"), &f.dst)?;
+    for (node, key) in [(src, "src"), (dst, "dst")] {
+        if topo.nodes[node as usize].kind != NodeKind::Host {
+            return Err(err(
+                format!("{p}.{key}"),
+                format!(
+                    "node {:?} is a router; flows start and end at hosts",
+                    topo.nodes[node as usize].name
+                ),
+            ));
+        }
+    }
+    if src == dst {
+        return Err(err(
+            format!("{p}.dst"),
+            format!(
+                "a flow needs two different end points, got {:?} twice",
+                f.dst
+            ),
+        ));
+    }
+    Ok((src, dst))
+}
+
+fn check_sizes(p: &str, f: &FlowSpec) -> Result<(), ConfigError> {
+    if f.packet_size <= f.ack_size || f.packet_size > 65_535 {
+        return Err(err(
+            format!("{p}.packet_size"),
+            format!(
+                "must be larger than ack_size ({}) and at most 65535 bytes, got {}",
+                f.ack_size, f.packet_size
+            ),
+        ));
+    }
+    if f.ack_size == 0 {
+        return Err(err(
+            format!("{p}.ack_size"),
+            "must be at least 1 byte, got 0",
+        ));
+    }
+    if f.window == 0 {
+        return Err(err(
+            format!("{p}.window"),
+            "must be at least 1 packet, got 0",
+        ));
+    }
+    if f.segments == Some(0) {
+        return Err(err(
+            format!("{p}.segments"),
+            "a finite transfer needs at least 1 segment, got 0; omit the key for a bulk source",
+        ));
+    }
+    Ok(())
+}
+
+/// The data path src -> dst and the ACK path back.
+fn routes(
+    p: &str,
+    f: &FlowSpec,
+    topo: &Topology,
+    src: NodeId,
+    dst: NodeId,
+) -> Result<(Vec<DirId>, Vec<DirId>), ConfigError> {
+    let data = shortest_path(topo, src, dst).ok_or_else(|| {
+        err(
+            format!("{p}.dst"),
+            format!("no route from {:?} to {:?}", f.src, f.dst),
+        )
+    })?;
+    let ack = shortest_path(topo, dst, src).ok_or_else(|| {
+        err(
+            format!("{p}.src"),
+            format!("no route for ACKs from {:?} back to {:?}", f.dst, f.src),
+        )
+    })?;
+    Ok((data, ack))
+}
+
+/// The receiver: the `sink` table.
+fn sink(p: &str, f: &FlowSpec, recovery: Recovery) -> Result<SinkConfig, ConfigError> {
+    let s = &f.sink;
+    let unused = match s.syndrome_unused_credit.as_str() {
+        "keep" => UnusedCredit::Keep,
+        "drop" => UnusedCredit::Drop,
+        other => {
+            return Err(err(
+                format!("{p}.sink.syndrome_unused_credit"),
+                format!("must be \"keep\" or \"drop\", got {other:?}"),
+            ))
+        }
+    };
+    let delack = check_secs(
+        &format!("{p}.sink.delack_timeout"),
+        &s.delack_timeout,
+        false,
+    )?;
+    Ok(SinkConfig {
+        delayed_ack: s.delayed_ack,
+        syndrome: s.syndrome,
+        syndrome_unused_credit: unused,
+        delack_timeout: secs(delack),
+        sack: s.sack.unwrap_or(recovery == Recovery::Sack),
+        clrp: s.clrp,
+        clrp_hole_threshold: in_range(
+            &format!("{p}.sink.clrp_hole_threshold"),
+            s.clrp_hole_threshold,
+            0,
+            1000,
+        )?,
+        clrp_max_blocks: in_range(
+            &format!("{p}.sink.clrp_max_blocks"),
+            s.clrp_max_blocks,
+            1,
+            crate::packet::MAX_LOSS_BLOCKS as u32,
+        )?,
+    })
+}
+
+/// Nodes carrying the BS agents that end points' scheme parts need.
+struct AgentNodes {
+    syndrome: Vec<NodeId>,
+    clrp: Vec<NodeId>,
+}
+
+impl AgentNodes {
+    fn of(spec: &ScenarioSpec) -> Self {
+        let with = |agent: &str| -> Vec<NodeId> {
+            spec.nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.bs.iter().any(|a| agent_name(a) == Some(agent)))
+                .map(|(i, _)| i as NodeId)
+                .collect()
+        };
+        Self {
+            syndrome: with("syndrome"),
+            clrp: with("clrp"),
+        }
+    }
+}
+
+/// The registry name of a BS agent spec, if it has one.
+fn agent_name(v: &serde_json::Value) -> Option<&str> {
+    match v {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Object(m) => m.get("agent").and_then(|a| a.as_str()),
+        _ => None,
+    }
+}
+
+/// An end point that needs a BS agent (`agent`) on a node of its data path
+/// next to a wireless hop (the Syndrome receiver, CLRP's TCP-MH): the
+/// message says what is missing, or None if the agent is there.
+fn agent_missing(
+    agent: &str,
+    topo: &Topology,
+    data_path: &[DirId],
+    agent_nodes: &[NodeId],
+) -> Option<String> {
+    let ok = data_path.windows(2).any(|w| {
+        let (a, b) = (&topo.dirs[w[0] as usize], &topo.dirs[w[1] as usize]);
+        agent_nodes.contains(&a.to)
+            && (a.kind == LinkKind::Wireless || b.kind == LinkKind::Wireless)
+    });
+    (!ok).then(|| {
+        format!(
+            "true needs a `{agent}` BS agent on a node of the flow's path next to a wireless \
+             link (e.g. bs = [\"{agent}\"] on the base station), found none"
+        )
+    })
+}

@@ -1,0 +1,94 @@
+//! BS-agent chains: each packet a node forwards passes its agents in
+//! order; what they inject goes through the rest of the chain, then onward.
+
+use super::{Ev, Sim};
+use crate::bs::{BsCtx, Verdict};
+use crate::packet::{PktKind, PktRef};
+
+impl Sim {
+    /// Show `pkt` to agents `from..to` of one node, carry out what they ask,
+    /// and forward it unless one absorbed it.
+    pub(super) fn run_chain(&mut self, from: u32, to: u32, ctx: &BsCtx, pkt: PktRef) {
+        let now = self.q.now();
+        for i in from..to {
+            let mut p = *self.arena.get(pkt);
+            let v = self.agents[i as usize].on_packet(now, ctx, &mut p, &mut self.bs_out);
+            *self.arena.get_mut(pkt) = p;
+            self.after_agent(i);
+            if v == Verdict::Absorb {
+                self.counters.absorbed += 1;
+                self.arena.free(pkt);
+                return;
+            }
+        }
+        let p = *self.arena.get(pkt);
+        if !self.forward(pkt) {
+            for i in from..to {
+                self.agents[i as usize].on_queue_drop(now, &p);
+            }
+        }
+    }
+
+    /// Inject what agent `i` asked for (through the rest of its node's
+    /// chain) and re-arm its timer.
+    pub(super) fn after_agent(&mut self, i: u32) {
+        if !self.bs_out.inject.is_empty() {
+            let node = self.agent_node[i as usize];
+            let (_, end) = self.node_chain[node as usize].expect("agent's node has a chain");
+            let mut inj = std::mem::take(&mut self.bs_out.inject);
+            for mut p in inj.drain(..) {
+                let path = self.routes.path(self.path_of(&p));
+                let Some(h) = path
+                    .iter()
+                    .position(|&d| self.topo.dirs[d as usize].from == node)
+                else {
+                    debug_assert!(
+                        false,
+                        "agent injected a packet of a flow not routed via its node"
+                    );
+                    continue;
+                };
+                let out_dir = path[h];
+                let out_kind = self.topo.dirs[out_dir as usize].kind;
+                let in_kind = if h > 0 {
+                    self.topo.dirs[path[h - 1] as usize].kind
+                } else {
+                    out_kind
+                };
+                p.hop = h as u16;
+                if p.kind == PktKind::Data {
+                    self.flows[p.flow as usize].bs_retx += 1;
+                }
+                let r = self.arena.alloc(p);
+                self.counters.injected += 1;
+                let ctx = BsCtx {
+                    node,
+                    in_kind,
+                    out_kind,
+                };
+                self.run_chain(i + 1, end, &ctx, r);
+            }
+            if self.bs_out.inject.capacity() == 0 {
+                self.bs_out.inject = inj; // keep the buffer
+            }
+        }
+        if let Some(dl) = self.agents[i as usize].next_deadline() {
+            let slot = &mut self.agent_timer_at[i as usize];
+            if slot.is_none_or(|t| t > dl) {
+                *slot = Some(dl);
+                self.q
+                    .schedule(dl.max(self.q.now()), Ev::BsTimer { agent: i });
+            }
+        }
+    }
+
+    pub(super) fn on_bs_timer(&mut self, i: u32) {
+        let now = self.q.now();
+        if self.agent_timer_at[i as usize] != Some(now) {
+            return; // superseded by an earlier deadline
+        }
+        self.agent_timer_at[i as usize] = None;
+        self.agents[i as usize].on_timer(now, &mut self.bs_out);
+        self.after_agent(i);
+    }
+}

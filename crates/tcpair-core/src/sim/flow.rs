@@ -1,0 +1,99 @@
+//! Per-flow state of a run: the two end points, the flow's timers, what is
+//! measured, and the ground truth of its lost segments.
+
+use crate::engine::Time;
+use crate::metrics::{DropCauseKind, Histogram, SinkCounters};
+use crate::net::{LinkKind, Routes};
+use crate::scenario::FlowPlan;
+use crate::tcp::{Counters, SenderStats, TcpSender, TcpSink};
+use std::collections::{HashMap, VecDeque};
+
+pub(super) struct FlowState {
+    pub plan: FlowPlan,
+    pub data_path: u32,
+    pub ack_path: u32,
+    pub sender: TcpSender,
+    pub sink: TcpSink,
+    /// The sender asks for the ground truth on each ACK (oracle detector).
+    pub wants_truth: bool,
+    pub snd_timer_at: Option<Time>,
+    pub sink_timer_at: Option<Time>,
+    pub sink_c: SinkCounters,
+    pub base_sink: SinkCounters,
+    pub base_sender: SenderStats,
+    /// The scheme parts' counters at the end of the warm-up (none before).
+    pub base_counters: Counters,
+    pub delay: Histogram,
+    /// Delay from a segment's first transmission to its first arrival.
+    pub e2e_delay: Histogram,
+    /// Delay from a segment's first transmission to its in-order delivery.
+    pub app_delay: Histogram,
+    /// First-transmission times of segments `first_base..`, for `e2e_delay`.
+    pub first_tx: VecDeque<Time>,
+    pub first_base: u32,
+    /// Ground truth: segment -> cause of its latest drop not yet followed by
+    /// a delivery. Looked up when the sender retransmits.
+    pub lost: HashMap<u32, (DropCauseKind, LinkKind)>,
+    pub finished_at: Option<Time>,
+    /// Data packets injected by BS agents (local retransmissions), and the
+    /// count at the end of the warm-up.
+    pub bs_retx: u64,
+    pub base_bs_retx: u64,
+    /// (time, delivered segments) at recent samples, for moving-window throughput.
+    pub tput_hist: VecDeque<(Time, u64)>,
+}
+
+impl FlowState {
+    pub fn new(plan: &FlowPlan, routes: &mut Routes) -> Self {
+        let sender = TcpSender::new(plan.tcp.clone());
+        Self {
+            data_path: routes.add(plan.data_path.clone()),
+            ack_path: routes.add(plan.ack_path.clone()),
+            wants_truth: sender.wants_truth(),
+            sender,
+            sink: TcpSink::new(plan.sink.clone()),
+            plan: plan.clone(),
+            snd_timer_at: None,
+            sink_timer_at: None,
+            sink_c: SinkCounters::default(),
+            base_sink: SinkCounters::default(),
+            base_sender: SenderStats::default(),
+            base_counters: Counters::new(),
+            delay: Histogram::new(),
+            e2e_delay: Histogram::new(),
+            app_delay: Histogram::new(),
+            first_tx: VecDeque::new(),
+            first_base: 0,
+            lost: HashMap::new(),
+            finished_at: None,
+            bs_retx: 0,
+            base_bs_retx: 0,
+            tput_hist: VecDeque::new(),
+        }
+    }
+
+    /// When segment `seq` was first transmitted (if still remembered).
+    pub fn first_tx_of(&self, seq: u32) -> Option<Time> {
+        let i = seq.checked_sub(self.first_base)?;
+        self.first_tx.get(i as usize).copied()
+    }
+
+    /// The scheme parts' counters of both end points, now.
+    pub fn counters(&self) -> Counters {
+        let mut c = Counters::new();
+        self.sender.counters(&mut c);
+        self.sink.counters(&mut c);
+        c
+    }
+
+    /// The end of the warm-up: what was counted so far is not measured.
+    pub fn start_measuring(&mut self) {
+        self.base_bs_retx = self.bs_retx;
+        self.base_sink = self.sink_c;
+        self.base_sender = *self.sender.stats();
+        self.base_counters = self.counters();
+        self.delay.clear();
+        self.e2e_delay.clear();
+        self.app_delay.clear();
+    }
+}

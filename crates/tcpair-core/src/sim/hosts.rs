@@ -1,0 +1,219 @@
+//! The end hosts of a run: data reaching receivers, ACKs reaching senders,
+//! their timers, and what the senders ask for (transmissions, and the
+//! recovery records with the ground truth of each loss).
+
+use super::{Ev, Sim};
+use crate::metrics::{RecoveryKind, RecoveryRecord};
+use crate::packet::{flags, FlowId, Packet, PktKind, PktRef, Retx};
+use crate::tcp::{AckInfo, RecoveryEvent};
+
+impl Sim {
+    pub(super) fn on_start(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        self.snd_out.clear();
+        self.flows[flow as usize]
+            .sender
+            .start(now, &mut self.snd_out);
+        self.apply_sender_output(flow);
+    }
+
+    pub(super) fn deliver_local(&mut self, pkt: PktRef) {
+        let p = *self.arena.get(pkt);
+        self.arena.free(pkt);
+        self.counters.delivered += 1;
+        match p.kind {
+            PktKind::Data => self.on_data_at_sink(&p),
+            PktKind::Ack => self.on_ack_at_sender(&p),
+        }
+    }
+
+    pub(super) fn on_data_at_sink(&mut self, p: &Packet) {
+        let now = self.q.now();
+        let flow = p.flow;
+        let f = &mut self.flows[flow as usize];
+        let rcv_before = f.sink.rcv_nxt();
+        f.sink
+            .on_data_tagged(now, p.seq, p.sent_at, &p.syn, &mut self.sink_out);
+        f.sink_c.arrived += 1;
+        if self.sink_out.duplicate {
+            f.sink_c.duplicates += 1;
+        } else {
+            f.delay.record(now - p.sent_at);
+            if let Some(t0) = f.first_tx_of(p.seq) {
+                f.e2e_delay.record(now - t0);
+            }
+        }
+        // Segments delivered in order to the application now: their delay
+        // from first transmission includes any wait behind a hole.
+        let rcv_nxt = f.sink.rcv_nxt();
+        for seq in rcv_before..rcv_nxt {
+            if let Some(t0) = f.first_tx_of(seq) {
+                f.app_delay.record(now - t0);
+            }
+        }
+        // Segments below rcv_nxt can only arrive again as duplicates.
+        while f.first_base < rcv_nxt && f.first_tx.pop_front().is_some() {
+            f.first_base += 1;
+        }
+        f.sink_c.delivered += u64::from(self.sink_out.new_in_order);
+        if !f.lost.is_empty() {
+            f.lost.remove(&p.seq);
+        }
+        self.after_sink(flow);
+    }
+
+    pub(super) fn after_sink(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        if let Some(ack) = self.sink_out.ack.take() {
+            let f = &mut self.flows[flow as usize];
+            f.sink_c.acks_sent += 1;
+            let mut pkt = Packet::ack(
+                flow,
+                (f.plan.dst, f.plan.src),
+                f.plan.ack_size,
+                ack.ack,
+                now,
+                ack.ts_echo,
+            );
+            if ack.eln {
+                pkt.flags |= flags::ELN;
+            }
+            pkt.sack = ack.sack;
+            pkt.loss = ack.loss;
+            let r = self.arena.alloc(pkt);
+            self.counters.sent += 1;
+            let _ = self.forward(r);
+        }
+        let f = &mut self.flows[flow as usize];
+        if let Some(d) = f.sink.timer_deadline() {
+            if f.sink_timer_at.is_none_or(|t| t > d) {
+                f.sink_timer_at = Some(d);
+                self.q.schedule(d, Ev::SinkTimer { flow });
+            }
+        }
+    }
+
+    pub(super) fn on_sink_timer(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        let f = &mut self.flows[flow as usize];
+        if f.sink_timer_at != Some(now) {
+            return;
+        }
+        f.sink_timer_at = None;
+        f.sink.on_timer(now, &mut self.sink_out);
+        self.after_sink(flow);
+    }
+
+    pub(super) fn on_ack_at_sender(&mut self, p: &Packet) {
+        let now = self.q.now();
+        let f = &self.flows[p.flow as usize];
+        let truth = if f.wants_truth {
+            f.lost.get(&p.seq).map(|&(c, k)| c.loss_cause(k))
+        } else {
+            None
+        };
+        let info = AckInfo {
+            ack: p.seq,
+            ts_echo: p.ts_echo,
+            rcv_at: p.sent_at,
+            sack: p.sack,
+            eln: p.has_flag(flags::ELN),
+            loss: p.loss,
+            truth,
+        };
+        self.snd_out.clear();
+        self.flows[p.flow as usize]
+            .sender
+            .on_ack(now, &info, &mut self.snd_out);
+        self.apply_sender_output(p.flow);
+    }
+
+    pub(super) fn on_sender_timer(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        let f = &mut self.flows[flow as usize];
+        if f.snd_timer_at != Some(now) {
+            return; // a stale event: the timer was re-armed earlier
+        }
+        f.snd_timer_at = None;
+        match f.sender.rto_deadline() {
+            Some(d) if d <= now => {
+                self.snd_out.clear();
+                f.sender.on_timer(now, &mut self.snd_out);
+                self.apply_sender_output(flow);
+            }
+            Some(d) => {
+                f.snd_timer_at = Some(d);
+                self.q.schedule(d, Ev::SenderTimer { flow });
+            }
+            None => {}
+        }
+    }
+
+    /// Carry out what the sender asked for: transmit, record recoveries with
+    /// their ground truth, re-arm the timer lazily.
+    pub(super) fn apply_sender_output(&mut self, flow: FlowId) {
+        let now = self.q.now();
+        let out = std::mem::take(&mut self.snd_out);
+        for ev in &out.events {
+            let f = &self.flows[flow as usize];
+            let r = match *ev {
+                RecoveryEvent::FastRetransmit(d) => RecoveryRecord {
+                    kind: RecoveryKind::FastRetransmit,
+                    seq: d.seq,
+                    window_cut: d.window_cut,
+                    verdict: Some(d.verdict),
+                    before: Some(d.before),
+                    after: Some(d.after),
+                    ..RecoveryRecord::at(now, flow)
+                },
+                RecoveryEvent::Timeout { seq, before, after } => RecoveryRecord {
+                    kind: RecoveryKind::Timeout,
+                    seq,
+                    window_cut: true,
+                    before: Some(before),
+                    after: Some(after),
+                    ..RecoveryRecord::at(now, flow)
+                },
+                RecoveryEvent::Retransmit { seq, by } => RecoveryRecord {
+                    kind: RecoveryKind::Retransmit(by),
+                    seq,
+                    ..RecoveryRecord::at(now, flow)
+                },
+            };
+            let true_cause = f.lost.get(&r.seq).copied();
+            self.recoveries.push(RecoveryRecord { true_cause, ..r });
+        }
+        for seg in &out.segs {
+            let f = &mut self.flows[flow as usize];
+            if !seg.retransmit && seg.seq >= f.first_base {
+                // First transmissions come in sequence order.
+                debug_assert_eq!(seg.seq, f.first_base + f.first_tx.len() as u32);
+                f.first_tx.push_back(now);
+            }
+            let mut pkt = Packet::data(
+                flow,
+                (f.plan.src, f.plan.dst),
+                f.plan.packet_size,
+                seg.seq,
+                now,
+            );
+            if seg.retransmit {
+                pkt.retx = Retx::Sender;
+            }
+            let r = self.arena.alloc(pkt);
+            self.counters.sent += 1;
+            let _ = self.forward(r);
+        }
+        self.snd_out = out;
+        let f = &mut self.flows[flow as usize];
+        if let Some(d) = f.sender.rto_deadline() {
+            if f.snd_timer_at.is_none_or(|t| t > d) {
+                f.snd_timer_at = Some(d);
+                self.q.schedule(d, Ev::SenderTimer { flow });
+            }
+        }
+        if f.finished_at.is_none() && f.sender.finished() {
+            f.finished_at = Some(now);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The network part of a run: forwarding along precomputed paths, link
+//! queues, impairment pipelines at link exits, and the ground truth of
+//! every drop.
+
+use super::{Ev, Sim};
+use crate::bs::BsCtx;
+use crate::impair::{DropCause, PipeOut};
+use crate::metrics::{DropCauseKind, DropRecord};
+use crate::net::{Accept, DirId};
+use crate::packet::{flags, Packet, PktKind, PktRef};
+
+impl Sim {
+    /// Send `pkt` on its next hop (or hand it to the local agent at the end).
+    /// Returns false if the next link's queue dropped it.
+    #[inline]
+    pub(super) fn forward(&mut self, pkt: PktRef) -> bool {
+        let p = self.arena.get(pkt);
+        let f = &self.flows[p.flow as usize];
+        let path = if p.kind == PktKind::Data {
+            f.data_path
+        } else {
+            f.ack_path
+        };
+        match self.routes.hop(path, p.hop) {
+            None => {
+                self.deliver_local(pkt);
+                true
+            }
+            Some(dir) => {
+                let now = self.q.now();
+                let size = p.size;
+                let d = &mut self.topo.dirs[dir as usize];
+                match d.offer(now, size) {
+                    Accept::ArrivesAt(t) => {
+                        self.arena.get_mut(pkt).hop += 1;
+                        self.q.schedule(t, Ev::Arrive { dir, pkt });
+                        true
+                    }
+                    Accept::QueueFull => {
+                        self.record_drop(dir, pkt, DropCauseKind::Queue);
+                        false
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn path_of(&self, p: &Packet) -> u32 {
+        let f = &self.flows[p.flow as usize];
+        if p.kind == PktKind::Data {
+            f.data_path
+        } else {
+            f.ack_path
+        }
+    }
+
+    /// `pkt` has reached the far end of `in_dir`: through the node's BS
+    /// agents (if it has any and the packet goes on), then onward.
+    #[inline]
+    pub(super) fn at_node(&mut self, in_dir: DirId, pkt: PktRef) {
+        let node = self.topo.dirs[in_dir as usize].to;
+        if let Some((s, e)) = self.node_chain[node as usize] {
+            let p = self.arena.get(pkt);
+            if let Some(out_dir) = self.routes.hop(self.path_of(p), p.hop) {
+                let ctx = BsCtx {
+                    node,
+                    in_kind: self.topo.dirs[in_dir as usize].kind,
+                    out_kind: self.topo.dirs[out_dir as usize].kind,
+                };
+                self.run_chain(s, e, &ctx, pkt);
+                return;
+            }
+        }
+        self.forward(pkt);
+    }
+
+    pub(super) fn on_arrive(&mut self, dir: DirId, pkt: PktRef) {
+        let now = self.q.now();
+        let d = &mut self.topo.dirs[dir as usize];
+        d.in_transit -= 1;
+        if d.pipeline.is_transparent() {
+            self.at_node(dir, pkt);
+            return;
+        }
+        let size = self.arena.get(pkt).size;
+        let entered = d.entered_at(now, size);
+        let arena = &mut self.arena;
+        let counters = &mut self.counters;
+        let mut clone = |h: u32| -> u32 {
+            let mut c: Packet = *arena.get(h);
+            c.flags |= flags::IMPAIR_COPY;
+            counters.copies += 1;
+            arena.alloc(c)
+        };
+        let mut out = std::mem::take(&mut self.pipe_out);
+        d.pipeline
+            .on_arrival(now, entered, pkt, size, &mut clone, &mut out);
+        self.after_pipeline(dir, &mut out);
+        self.pipe_out = out;
+    }
+
+    pub(super) fn on_pipe_timer(&mut self, dir: DirId) {
+        let now = self.q.now();
+        if self.pipe_timer_at[dir as usize] != Some(now) {
+            return; // superseded
+        }
+        self.pipe_timer_at[dir as usize] = None;
+        let d = &mut self.topo.dirs[dir as usize];
+        let mut out = std::mem::take(&mut self.pipe_out);
+        d.pipeline.on_timer(now, &mut out);
+        self.after_pipeline(dir, &mut out);
+        self.pipe_out = out;
+    }
+
+    pub(super) fn after_pipeline(&mut self, dir: DirId, out: &mut Vec<PipeOut>) {
+        for o in out.drain(..) {
+            match o {
+                PipeOut::Deliver(h) => self.at_node(dir, h),
+                PipeOut::Drop(h, cause) => {
+                    let c = match cause {
+                        DropCause::Corruption => DropCauseKind::Corruption,
+                        DropCause::Outage => DropCauseKind::Outage,
+                    };
+                    self.record_drop(dir, h, c);
+                }
+            }
+        }
+        if let Some(dl) = self.topo.dirs[dir as usize].pipeline.next_deadline() {
+            let slot = &mut self.pipe_timer_at[dir as usize];
+            if slot.is_none_or(|t| t > dl) {
+                *slot = Some(dl);
+                self.q.schedule(dl, Ev::PipeTimer { dir });
+            }
+        }
+    }
+
+    pub(super) fn record_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
+        let p = *self.arena.get(pkt);
+        let link_kind = self.topo.dirs[dir as usize].kind;
+        self.drops.push(DropRecord {
+            time: self.q.now(),
+            flow: p.flow,
+            kind: p.kind,
+            seq: p.seq,
+            packet_id: p.id,
+            dir,
+            cause,
+            link_kind,
+            retx: p.retx,
+        });
+        if p.kind == PktKind::Data {
+            self.flows[p.flow as usize]
+                .lost
+                .insert(p.seq, (cause, link_kind));
+        }
+        self.counters.dropped += 1;
+        self.arena.free(pkt);
+    }
+
+    /// Packets currently inside the network (queued, on a wire, or held by an
+    /// impairment), counted from the links' own counters.
+    pub fn in_flight(&self) -> u64 {
+        self.topo
+            .dirs
+            .iter()
+            .map(|d| d.in_transit + d.pipeline.held() as u64)
+            .sum()
+    }
+
+    /// Packets allocated in the arena (must equal `in_flight()`).
+    pub fn arena_live(&self) -> usize {
+        self.arena.live()
+    }
+}

@@ -1,0 +1,26 @@
+//! `none`: every loss is congestion. Plain TCP.
+
+use super::{no_params, BuildFn, Cause, Detector, Query};
+use crate::registry::Entry;
+
+pub const ENTRY: Entry<BuildFn> = Entry {
+    name: "none",
+    summary: "every loss is congestion (plain TCP)",
+    source: "RFC 5681",
+    build: |v| {
+        no_params(v)?;
+        Ok(Box::new(NoDetector))
+    },
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoDetector;
+
+impl Detector for NoDetector {
+    fn name(&self) -> &'static str {
+        ENTRY.name
+    }
+    fn classify(&mut self, _q: &Query) -> Cause {
+        Cause::Congestion
+    }
+}
