@@ -24,13 +24,7 @@ use crate::tcp::{AckInfo, Cause, Decision, Recovery, RecoveryEvent, SenderOutput
 
 impl TcpSender {
     /// A fast-retransmit trigger on `ack`: decide, act, record.
-    pub(super) fn trigger(
-        &mut self,
-        now: Time,
-        ack: &AckInfo,
-        is_lost: bool,
-        out: &mut SenderOutput,
-    ) {
+    pub(super) fn trigger(&mut self, now: Time, ack: &AckInfo, out: &mut SenderOutput) {
         let seq = self.snd_una;
         let before = self.window();
         let own = self.own_response();
@@ -41,11 +35,7 @@ impl TcpSender {
             history: &self.history,
             window: before,
         };
-        let verdict = if is_lost {
-            Cause::Congestion
-        } else {
-            self.cfg.detector.classify(&q)
-        };
+        let verdict = self.cfg.detector.classify(&q);
         let response = match verdict {
             Cause::Congestion => Response::Own,
             Cause::Wireless => self.cfg.responder.respond(&ResponseQuery {

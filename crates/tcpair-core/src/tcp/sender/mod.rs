@@ -158,7 +158,7 @@ impl TcpSender {
             && !self.in_recovery
             && self.sb.is_lost(self.snd_una, self.cfg.dupack_threshold)
         {
-            self.trigger(now, ack, true, out);
+            self.trigger(now, ack, out);
         }
         self.send_much(now, out);
     }
@@ -393,7 +393,7 @@ impl TcpSender {
         } else if self.dupacks == thresh
             || (self.cfg.recovery == Recovery::Sack && self.dupacks > thresh)
         {
-            self.trigger(now, ack, false, out);
+            self.trigger(now, ack, out);
         }
     }
 

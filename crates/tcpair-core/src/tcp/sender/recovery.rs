@@ -133,8 +133,11 @@ impl TcpSender {
                 self.partial_seen = false;
             }
             Recovery::Sack => {
+                self.in_recovery = true;
+                self.sb.extend_to(self.max_sent);
+                self.sb.clear_retransmitted();
                 self.cwnd = w.cwnd;
-                self.transmit(now, seq, out);
+                self.transmit(now, seq, out); // marks it and sets HighRxt
             }
         }
         self.rto_deadline = Some(now + self.rto.rto());
