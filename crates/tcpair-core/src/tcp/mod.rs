@@ -212,8 +212,9 @@ pub struct AckInfo {
     /// CLRP loss blocks (paper 001): recent wireless losses, newest first.
     pub loss: LossBlocks,
     /// Not on the wire: the simulator's ground truth about the loss of
-    /// segment `ack`, filled only for senders whose detector asks for it
-    /// (`oracle`). None if the segment was not lost.
+    /// segment `ack` (its latest drop not yet followed by a delivery), filled
+    /// only for senders whose detector asks for it (`oracle`). None if the
+    /// segment was not lost.
     pub truth: Option<Cause>,
 }
 

@@ -1,16 +1,19 @@
-//! `oracle`: the simulator's ground truth. A loss is wireless when the
-//! segment's latest drop happened on a wireless link by corruption or an
-//! outage; a queue overflow anywhere, a corruption on a wired link, and a
-//! segment that was not lost at all (reordering, a lost ACK) count as
-//! congestion, TCP's default reading. Not realisable by a real sender: the
-//! upper bound that other detectors are measured against.
+//! `oracle`: the simulator's ground truth. Congestion only when the
+//! segment's latest drop was a congestion loss: a queue overflow anywhere,
+//! or a corruption on a wired link (the papers' wireline losses). A drop on
+//! a wireless link (corruption, outage) is wireless, and so is a segment
+//! that was not lost at all (a spurious fast retransmit after reordering, a
+//! lost ACK or a retransmission still in flight): Park et al. 2010 divide
+//! fast retransmits into those related to congestion and those not, and
+//! the ideal response to the latter keeps the window. Not realisable by a
+//! real sender: the bound that other detectors are measured against.
 
 use super::{no_params, BuildFn, Cause, Detector, Query};
 use crate::registry::Entry;
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "oracle",
-    summary: "the simulator's ground truth: wireless iff the segment was lost on a wireless link (not to a queue)",
+    summary: "the simulator's ground truth: congestion iff the segment was lost to a queue or on a wired link",
     source: "our addition (SPEC, LDAs)",
     build: |v| {
         no_params(v)?;
@@ -26,7 +29,7 @@ impl Detector for Oracle {
         ENTRY.name
     }
     fn classify(&mut self, q: &Query) -> Cause {
-        q.ack.truth.unwrap_or(Cause::Congestion)
+        q.ack.truth.unwrap_or(Cause::Wireless)
     }
     fn wants_truth(&self) -> bool {
         true

@@ -86,3 +86,88 @@ pub fn default_responder() -> Box<dyn Responder> {
 pub(crate) fn no_params(v: &serde_json::Value) -> Result<(), ConfigError> {
     crate::tcp::detect::no_params(v)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MS;
+
+    /// A fixed history: usable windows 4, 8, 12 (mean 8, max 12); one
+    /// round of 10 segments in 100 ms (100 segments/s) with RTT_min 40 ms:
+    /// a bandwidth-delay product of 4 packets.
+    fn history() -> History {
+        let mut h = History::default();
+        for w in [4.0, 8.0, 12.0] {
+            h.on_window(w);
+        }
+        h.on_new_data(0, 1, 1, 10, Some(50 * MS));
+        h.on_new_data(10 * MS, 5, 4, 10, Some(40 * MS));
+        h.on_new_data(100 * MS, 11, 6, 20, Some(45 * MS));
+        h
+    }
+
+    /// Every registered responder's (cwnd, ssthresh) on the fixed history,
+    /// with cwnd 10 and ssthresh 7 before the loss, TCP's own response
+    /// (5, 5), a window limit of 48 and 1000-byte packets (65535 bytes =
+    /// 65.535 packets); None = TCP's own response and mechanics.
+    #[test]
+    fn each_responder_gives_the_documented_window() {
+        let h = history();
+        let ss = 65.535;
+        let expect: [(&str, Option<(f64, f64)>); 16] = [
+            ("0", None),
+            ("1", Some((10.0, 7.0))),
+            ("11", Some((1.0, ss))),
+            ("12", Some((5.0, ss))),
+            ("13", Some((10.0, ss))),
+            ("14", Some((8.0, ss))),
+            ("15", Some((12.0, ss))),
+            ("16", Some((48.0, ss))),
+            ("17", Some((4.0, ss))),
+            ("21", Some((1.0, 1.0))),
+            ("22", Some((5.0, 5.0))),
+            ("23", Some((10.0, 10.0))),
+            ("24", Some((8.0, 8.0))),
+            ("25", Some((12.0, 12.0))),
+            ("26", Some((48.0, 48.0))),
+            ("27", Some((4.0, 4.0))),
+        ];
+        let names: Vec<&str> = REGISTRY.iter().map(|e| e.name).collect();
+        assert_eq!(names, expect.map(|(n, _)| n), "registry order");
+        let q = ResponseQuery {
+            before: Window {
+                cwnd: 10.0,
+                ssthresh: 7.0,
+            },
+            own: Window {
+                cwnd: 5.0,
+                ssthresh: 5.0,
+            },
+            history: &h,
+            window_limit: 48,
+            packet_size: 1000,
+        };
+        for (entry, (name, want)) in REGISTRY.iter().zip(expect) {
+            let mut r = (entry.build)(&serde_json::json!({})).unwrap();
+            assert_eq!(r.name(), name);
+            match (r.respond(&q), want) {
+                (Response::Own, None) => {}
+                (Response::Set(w), Some((cwnd, ssthresh))) => {
+                    assert!((w.cwnd - cwnd).abs() < 1e-9, "{name}: cwnd {}", w.cwnd);
+                    assert!(
+                        (w.ssthresh - ssthresh).abs() < 1e-9,
+                        "{name}: ssthresh {}",
+                        w.ssthresh
+                    );
+                }
+                (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn parameters_are_rejected_by_name() {
+        let e = (REGISTRY[2].build)(&serde_json::json!({"cwnd": 3})).unwrap_err();
+        assert!(e.to_string().contains("cwnd"), "{e}");
+    }
+}

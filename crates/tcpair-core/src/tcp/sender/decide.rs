@@ -93,3 +93,7 @@ impl TcpSender {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "decide_tests.rs"]
+mod tests;

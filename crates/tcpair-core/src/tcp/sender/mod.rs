@@ -42,9 +42,13 @@ pub struct TcpSender {
     lt_sent: u32,
     in_recovery: bool,
     /// Highest segment sent when the last congestion response (fast
-    /// retransmit or timeout) happened (RFC 6582 `recover`, ns-2 `recover_`,
-    /// RFC 6675 RecoveryPoint). A wireless response leaves it alone.
+    /// retransmit or timeout) happened (RFC 6582 `recover`, ns-2 `recover_`):
+    /// no new congestion response for duplicates of data sent before it. A
+    /// wireless response leaves it alone.
     recover: Option<u32>,
+    /// Highest segment sent when the current fast recovery began, wireless
+    /// or not: an ACK beyond it ends SACK recovery (RFC 6675 RecoveryPoint).
+    recovery_point: Option<u32>,
     /// NewReno: the first partial ACK of this episode has been seen.
     partial_seen: bool,
     rto: RtoEstimator,
@@ -91,6 +95,7 @@ impl TcpSender {
             lt_sent: 0,
             in_recovery: false,
             recover: None,
+            recovery_point: None,
             partial_seen: false,
             rto: RtoEstimator::from_config(&cfg),
             rto_deadline: None,

@@ -7,8 +7,9 @@
 //! it, with two differences (the ELN-aware sender's of Chen et al. 2002,
 //! docs/tcp.md): it is not a congestion response, so `recover` stays where
 //! the last congestion response put it (a later loss in the same window can
-//! still be fast-retransmitted, and NewReno/SACK recovery ends at the next
-//! new ACK); and each hole gets at most one wireless retransmission.
+//! still be fast-retransmitted, and NewReno's recovery ends at the next new
+//! ACK); and each hole gets at most one wireless retransmission. SACK's
+//! recovery ends at its own RecoveryPoint (`recovery_point`) either way.
 
 use super::TcpSender;
 use crate::engine::Time;
@@ -24,9 +25,15 @@ impl TcpSender {
         acked: u32,
         out: &mut SenderOutput,
     ) -> bool {
-        let full = match self.recover {
-            None => true,
-            Some(r) => a > r,
+        // NewReno's recovery ends beyond `recover` (after a wireless response:
+        // at the first new ACK, so each later hole of the window gets its own
+        // decision, as the ELN-aware sender always did); SACK's beyond its
+        // RecoveryPoint, which every recovery sets (RFC 6675 keeps its
+        // scoreboard's retransmission marks until then).
+        let beyond = |p: Option<u32>| p.is_none_or(|r| a > r);
+        let full = match self.cfg.recovery {
+            Recovery::Sack => beyond(self.recovery_point),
+            _ => beyond(self.recover),
         };
         match self.cfg.recovery {
             Recovery::Reno => {
@@ -100,6 +107,7 @@ impl TcpSender {
         self.ssthresh = ssthresh;
         self.cwnd = cwnd;
         self.recover = Some(self.max_sent - 1);
+        self.recovery_point = self.recover;
         self.lt_sent = 0;
         self.rtt_seq = None; // ns-2 reset_rtx_timer: timing dropped at FR
         self.transmit(now, self.snd_una, out);
@@ -112,6 +120,7 @@ impl TcpSender {
     pub(super) fn wireless_fr(&mut self, now: Time, w: Window, out: &mut SenderOutput) {
         let seq = self.snd_una;
         self.wireless_rxmit = Some(seq);
+        self.recovery_point = Some(self.max_sent - 1);
         self.lt_sent = 0;
         self.rtt_seq = None;
         self.ssthresh = w.ssthresh;
