@@ -3,6 +3,7 @@
 //! recovery records with the ground truth of each loss).
 
 use super::{Ev, Sim};
+use crate::engine::Time;
 use crate::metrics::{RecoveryKind, RecoveryRecord};
 use crate::packet::{flags, FlowId, Packet, PktKind, PktRef, Retx};
 use crate::tcp::{AckInfo, RecoveryEvent};
@@ -155,33 +156,9 @@ impl Sim {
         let now = self.q.now();
         let out = std::mem::take(&mut self.snd_out);
         for ev in &out.events {
-            let f = &self.flows[flow as usize];
-            let r = match *ev {
-                RecoveryEvent::FastRetransmit(d) => RecoveryRecord {
-                    kind: RecoveryKind::FastRetransmit,
-                    seq: d.seq,
-                    window_cut: d.window_cut,
-                    verdict: Some(d.verdict),
-                    before: Some(d.before),
-                    after: Some(d.after),
-                    ..RecoveryRecord::at(now, flow)
-                },
-                RecoveryEvent::Timeout { seq, before, after } => RecoveryRecord {
-                    kind: RecoveryKind::Timeout,
-                    seq,
-                    window_cut: true,
-                    before: Some(before),
-                    after: Some(after),
-                    ..RecoveryRecord::at(now, flow)
-                },
-                RecoveryEvent::Retransmit { seq, by } => RecoveryRecord {
-                    kind: RecoveryKind::Retransmit(by),
-                    seq,
-                    ..RecoveryRecord::at(now, flow)
-                },
-            };
-            let true_cause = f.lost.get(&r.seq).copied();
-            self.recoveries.push(RecoveryRecord { true_cause, ..r });
+            let mut r = recovery_record(ev, now, flow);
+            r.true_cause = self.flows[flow as usize].lost.get(&r.seq).copied();
+            self.recoveries.push(r);
         }
         for seg in &out.segs {
             let f = &mut self.flows[flow as usize];
@@ -215,5 +192,33 @@ impl Sim {
         if f.finished_at.is_none() && f.sender.finished() {
             f.finished_at = Some(now);
         }
+    }
+}
+
+/// The record of one recovery event (the ground truth is added by the caller).
+fn recovery_record(ev: &RecoveryEvent, now: Time, flow: FlowId) -> RecoveryRecord {
+    match *ev {
+        RecoveryEvent::FastRetransmit(d) => RecoveryRecord {
+            kind: RecoveryKind::FastRetransmit,
+            seq: d.seq,
+            window_cut: d.window_cut,
+            verdict: Some(d.verdict),
+            before: Some(d.before),
+            after: Some(d.after),
+            ..RecoveryRecord::at(now, flow)
+        },
+        RecoveryEvent::Timeout { seq, before, after } => RecoveryRecord {
+            kind: RecoveryKind::Timeout,
+            seq,
+            window_cut: true,
+            before: Some(before),
+            after: Some(after),
+            ..RecoveryRecord::at(now, flow)
+        },
+        RecoveryEvent::Retransmit { seq, by } => RecoveryRecord {
+            kind: RecoveryKind::Retransmit(by),
+            seq,
+            ..RecoveryRecord::at(now, flow)
+        },
     }
 }

@@ -1,0 +1,86 @@
+//! The layering of the core, checked from the sources: a module only uses
+//! modules of lower layers (or its own), so the import graph has no cycle.
+//! docs/architecture.md explains the layers; this list is their order, from
+//! the bottom. A new top-level module needs a line here.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const LAYERS: &[&[&str]] = &[
+    &["engine", "error", "units"],
+    &["registry"],
+    &["packet"],
+    &["impair"],
+    &["net"],
+    &["bs"],
+    &["schemes"],
+    &["tcp"],
+    &["metrics"],
+    &["scenario"],
+    &["sim"],
+    &["testkit"],
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// The top-level modules named as `crate::<name>` in non-comment lines.
+fn uses(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+fn visit(dir: &Path, top: Option<&str>, bad: &mut Vec<String>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_stem().unwrap().to_str().unwrap().to_string();
+        let module = top.map_or(name.clone(), str::to_string);
+        if p.is_dir() {
+            visit(&p, Some(&module), bad);
+            continue;
+        }
+        if p.extension().and_then(|x| x.to_str()) != Some("rs")
+            || module == "lib"
+            || module == "bin"
+        {
+            continue;
+        }
+        let Some(mine) = layer_of(&module) else {
+            bad.push(format!("{}: module {module:?} is in no layer", p.display()));
+            continue;
+        };
+        for used in uses(&std::fs::read_to_string(&p).unwrap()) {
+            match layer_of(&used) {
+                Some(l) if l < mine || used == module => {}
+                Some(_) => bad.push(format!(
+                    "{}: {module} uses {used} (a higher layer)",
+                    p.display()
+                )),
+                None => bad.push(format!("{}: uses crate::{used}, in no layer", p.display())),
+            }
+        }
+    }
+}
+
+#[test]
+fn modules_only_use_lower_layers() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut bad = Vec::new();
+    visit(&src, None, &mut bad);
+    assert!(bad.is_empty(), "layering broken:\n{}", bad.join("\n"));
+}
