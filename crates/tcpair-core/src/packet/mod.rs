@@ -120,9 +120,21 @@ impl Packet {
         ts_echo: Time,
     ) -> Packet {
         Packet {
+            id: 0,
+            flow,
             kind: PktKind::Ack,
+            src,
+            dst,
+            size,
+            seq: ack,
+            flags: 0,
+            retx: Retx::Original,
+            sent_at,
             ts_echo,
-            ..Packet::data(flow, (src, dst), size, ack, sent_at)
+            sack: SackBlocks::default(),
+            syn: SynTags::default(),
+            loss: LossBlocks::default(),
+            hop: 0,
         }
     }
 

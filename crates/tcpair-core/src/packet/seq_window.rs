@@ -108,7 +108,15 @@ impl<V: Slot> SeqWindow<V> {
             return;
         }
         let n = ((to - self.base) as usize).min(self.slots.len());
-        self.slots.drain(..n);
+        match n {
+            0 => {}
+            1 => {
+                self.slots.pop_front();
+            }
+            _ => {
+                self.slots.drain(..n);
+            }
+        }
         self.base = to;
     }
 

@@ -45,6 +45,12 @@ pub trait CongestionOps: std::fmt::Debug + Send + CongestionOpsClone {
 
     /// The ssthresh after a retransmission timeout (cwnd becomes 1).
     fn on_timeout(&mut self, c: &LossCtx, h: &History) -> f64;
+
+    /// Whether the op reads the RTT/ACK history (the sender skips keeping
+    /// it when no part does).
+    fn uses_history(&self) -> bool {
+        true
+    }
 }
 
 /// Builds an op from its parameter table (the `name` key removed).

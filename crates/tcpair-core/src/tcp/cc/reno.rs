@@ -59,6 +59,10 @@ impl CongestionOps for Reno {
     fn on_timeout(&mut self, c: &LossCtx, _h: &History) -> f64 {
         half_flight(c.flight)
     }
+
+    fn uses_history(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -57,6 +57,13 @@ pub trait Detector: std::fmt::Debug + Send + DetectorClone {
     /// Congestion or wireless, for the loss of `q.seq`.
     fn classify(&mut self, q: &Query) -> Cause;
 
+    /// Whether the detector, or the responder it may call, reads the RTT/ACK
+    /// history (the sender skips keeping it when no part does). Only a
+    /// detector that never says "wireless" can answer false.
+    fn uses_history(&self) -> bool {
+        true
+    }
+
     /// Whether the simulator must fill `AckInfo::truth` (ground truth).
     fn wants_truth(&self) -> bool {
         false

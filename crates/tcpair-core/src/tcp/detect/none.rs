@@ -23,4 +23,7 @@ impl Detector for NoDetector {
     fn classify(&mut self, _q: &Query) -> Cause {
         Cause::Congestion
     }
+    fn uses_history(&self) -> bool {
+        false // never wireless, so no responder reads it either
+    }
 }

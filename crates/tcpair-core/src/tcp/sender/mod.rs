@@ -70,6 +70,8 @@ pub struct TcpSender {
     /// Highest segment ever retransmitted (Karn's rule for history samples).
     rtx_high: Option<u32>,
     history: History,
+    /// Whether any part reads the history (else it is not kept).
+    keep_history: bool,
     /// Whether the detector wants every RTT sample.
     detector_samples: bool,
     /// TCP-MH's sender part (CLRP).
@@ -108,6 +110,7 @@ impl TcpSender {
             resp_cwnd: None,
             rtx_high: None,
             history: History::default(),
+            keep_history: cfg.cc.uses_history() || cfg.detector.uses_history(),
             detector_samples: cfg.detector.wants_samples(),
             clrp: cfg.clrp.map(ClrpMh::new),
             started: false,
@@ -139,7 +142,9 @@ impl TcpSender {
         if ack.eln {
             self.stats.eln_acks += 1;
         }
-        self.history.on_ack_arrival(now, ack.rcv_at);
+        if self.keep_history {
+            self.history.on_ack_arrival(now, ack.rcv_at);
+        }
         if let Some(c) = self.clrp.as_mut() {
             // CLRP (Sun et al. 2005 §II.A, Fig. 2): the list is updated from
             // every ACK, new or duplicate, before the ACK itself.
@@ -148,7 +153,9 @@ impl TcpSender {
         if a > self.snd_una {
             self.new_ack(now, ack, out);
         } else if a == self.snd_una && self.max_sent > self.snd_una {
-            self.cfg.cc.on_ack(now, 0, &self.history);
+            if self.keep_history {
+                self.cfg.cc.on_ack(now, 0, &self.history);
+            }
             match self.clrp.as_mut() {
                 // A DUPACK for a listed wireless loss: neither fast
                 // retransmit nor a window cut (its recovery is CLRP's).
@@ -327,16 +334,9 @@ impl TcpSender {
         let a = ack.ack;
         let acked = a - self.snd_una;
         self.rto_sample(now, a);
-        // Karn: no history sample if the range acknowledged now holds a
-        // retransmitted segment; the sample is the timestamp echo's RTT.
-        let karn_ok = self.rtx_high.is_none_or(|h| h < self.snd_una);
-        let sample = karn_ok.then(|| now.saturating_sub(ack.ts_echo));
-        self.history
-            .on_new_data(now, a, acked, self.max_sent, sample);
-        if let (true, Some(r)) = (self.detector_samples, sample) {
-            self.cfg.detector.on_sample(r, &self.history);
+        if self.keep_history {
+            self.history_sample(now, ack, acked);
         }
-        self.cfg.cc.on_ack(now, acked, &self.history);
         self.snd_una = a;
         if self.snd_nxt < a {
             self.snd_nxt = a;
@@ -359,7 +359,7 @@ impl TcpSender {
                 .grow(&mut self.cwnd, self.ssthresh, acked, &self.history);
             true
         };
-        if !self.in_recovery {
+        if self.keep_history && !self.in_recovery {
             let usable = self.cwnd.min(f64::from(self.cfg.window));
             self.history.on_window(usable);
         }
@@ -368,6 +368,21 @@ impl TcpSender {
         } else if restart {
             self.rto_deadline = Some(now + self.rto.rto());
         }
+    }
+
+    /// The history's sample for an ACK of `acked` new segments, and the
+    /// parts that follow every sample or ACK.
+    fn history_sample(&mut self, now: Time, ack: &AckInfo, acked: u32) {
+        // Karn: no sample if the range acknowledged now holds a
+        // retransmitted segment; the sample is the timestamp echo's RTT.
+        let karn_ok = self.rtx_high.is_none_or(|h| h < self.snd_una);
+        let sample = karn_ok.then(|| now.saturating_sub(ack.ts_echo));
+        self.history
+            .on_new_data(now, ack.ack, acked, self.max_sent, sample);
+        if let (true, Some(r)) = (self.detector_samples, sample) {
+            self.cfg.detector.on_sample(r, &self.history);
+        }
+        self.cfg.cc.on_ack(now, acked, &self.history);
     }
 
     /// The RTO estimator's sample: one timed segment per window, as ns-2.
