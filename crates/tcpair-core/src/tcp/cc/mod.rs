@@ -12,6 +12,8 @@ use crate::error::ConfigError;
 use crate::registry::{boxed_clone, Entry};
 
 pub mod reno;
+pub mod veno;
+pub mod westwood;
 
 /// What an op sees when it is asked for its response to a loss.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,7 +59,7 @@ pub trait CongestionOps: std::fmt::Debug + Send + CongestionOpsClone {
 pub type BuildFn = fn(&serde_json::Value) -> Result<Box<dyn CongestionOps>, ConfigError>;
 
 /// Every congestion op, by the name `tcp.congestion` uses.
-pub static REGISTRY: &[Entry<BuildFn>] = &[reno::ENTRY];
+pub static REGISTRY: &[Entry<BuildFn>] = &[reno::ENTRY, veno::ENTRY, westwood::ENTRY];
 
 /// max(floor(flight / 2), 2): RFC 5681 (4) in packets, integer like ns-2.
 pub fn half_flight(flight: u32) -> f64 {

@@ -65,7 +65,8 @@ pub struct TcpSender {
     /// The last segment fast-retransmitted on a wireless verdict: a hole
     /// gets one such retransmission (then the timer).
     wireless_rxmit: Option<u32>,
-    /// The cwnd a wireless response set, which its fast recovery ends with.
+    /// The cwnd the current fast recovery ends with: the congestion op's
+    /// (`LossCtx` response) or the one a wireless response set.
     resp_cwnd: Option<f64>,
     /// Highest segment ever retransmitted (Karn's rule for history samples).
     rtx_high: Option<u32>,

@@ -67,7 +67,8 @@ impl TcpSender {
         true
     }
 
-    /// Leave Reno/NewReno fast recovery: deflate to the response's cwnd.
+    /// Leave Reno/NewReno fast recovery: deflate to the response's cwnd
+    /// (the congestion op's or the responder's).
     fn end_recovery(&mut self) {
         self.cwnd = self.resp_cwnd.take().unwrap_or(self.ssthresh);
         self.in_recovery = false;
@@ -85,6 +86,9 @@ impl TcpSender {
             }
             Recovery::Reno | Recovery::NewReno => {
                 self.begin_fr(now, own.cwnd + thresh, own.ssthresh, out);
+                // Recovery ends with the op's cwnd, which may differ from
+                // ssthresh (Westwood+: min(cwnd, ssthresh)).
+                self.resp_cwnd = Some(own.cwnd);
                 self.in_recovery = true;
                 self.partial_seen = false;
             }

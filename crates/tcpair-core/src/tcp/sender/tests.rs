@@ -312,6 +312,49 @@ fn case2_one_loss() {
     }
 }
 
+/// An op whose fast recovery ends below its ssthresh (Westwood+'s can).
+#[derive(Debug, Clone)]
+struct EndsBelowSsthresh;
+
+impl crate::tcp::CongestionOps for EndsBelowSsthresh {
+    fn name(&self) -> &'static str {
+        "test"
+    }
+    fn grow(&mut self, cwnd: &mut f64, ssthresh: f64, _acked: u32, _h: &History) {
+        crate::tcp::cc::reno::reno_grow(cwnd, ssthresh);
+    }
+    fn on_loss(&self, _c: &LossCtx, _h: &History) -> Window {
+        Window {
+            cwnd: 7.0,
+            ssthresh: 10.0,
+        }
+    }
+    fn on_timeout(&mut self, _c: &LossCtx, _h: &History) -> f64 {
+        2.0
+    }
+}
+
+/// Fast recovery ends with the cwnd the op chose, not ssthresh: from the
+/// fast retransmit on (Reno, NewReno: 7 + 3, inflated, then deflated; SACK:
+/// 7 at once) the smallest cwnd is 7, followed by slow start towards 10.
+#[test]
+fn case2_recovery_ends_with_the_ops_cwnd() {
+    for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        let mut c = cfg(v);
+        c.cc = Box::new(EndsBelowSsthresh);
+        let h = run(c, &[(40, 1)], 200);
+        assert_eq!(h.frw(), (1, 0, 1), "{v:?}");
+        assert_eq!(h.s.ssthresh(), 10.0, "{v:?}");
+        let t = &h.cwnd_trace;
+        let fr = (1..t.len()).find(|&i| t[i] < t[i - 1]).expect("a cut");
+        let low = t[fr..].iter().position(|&w| w == 7.0);
+        let low = fr + low.unwrap_or_else(|| panic!("{v:?}: never 7 after the cut"));
+        assert!(t[fr..low].iter().all(|&w| w >= 7.0), "{v:?}");
+        let next = t[low..].iter().find(|&&w| w != 7.0);
+        assert_eq!(next, Some(&8.0), "{v:?}: slow start after");
+    }
+}
+
 // ---- 3. two losses in one window ----
 
 /// Segments 40 and 45 lost in the same window (20 outstanding: 40..59).
