@@ -67,6 +67,14 @@ fn cfg(v: Variant) -> TcpConfig {
     }
 }
 
+/// `cfg(v)` sending `n` segments.
+fn finite(v: Variant, n: u64) -> TcpConfig {
+    TcpConfig {
+        total_segments: Some(n),
+        ..cfg(v)
+    }
+}
+
 fn sink_cfg(v: Variant) -> SinkConfig {
     SinkConfig {
         sack: v == Variant::Sack,
@@ -315,11 +323,7 @@ fn case5_small_window_timeout() {
 #[test]
 fn case6_karn() {
     for v in ALL {
-        let c = TcpConfig {
-            total_segments: Some(50),
-            ..cfg(v)
-        };
-        let mut h = net(c, sink_cfg(v), 0).kill_a(0, 1);
+        let mut h = net(finite(v, 50), sink_cfg(v), 0).kill_a(0, 1);
         h.run_until(3 * SEC + 150 * MS);
         assert_eq!(h.record().timeout_times(), vec![3 * SEC]);
         assert_eq!(h.sender().snd_una(), 1);
@@ -370,10 +374,7 @@ fn case7_limited_transmit() {
 #[test]
 fn case8_delayed_ack() {
     for v in ALL {
-        let c = TcpConfig {
-            total_segments: Some(400),
-            ..cfg(v)
-        };
+        let c = finite(v, 400);
         let delack = SinkConfig {
             delayed_ack: true,
             ..sink_cfg(v)
@@ -413,11 +414,7 @@ fn case9_sack_retransmits_only_holes() {
 #[test]
 fn ack_loss_is_harmless() {
     for v in ALL {
-        let c = TcpConfig {
-            total_segments: Some(100),
-            ..cfg(v)
-        };
-        let mut h = net(c, sink_cfg(v), 0).kill_acks(&[10, 11, 30, 50]);
+        let mut h = net(finite(v, 100), sink_cfg(v), 0).kill_acks(&[10, 11, 30, 50]);
         h.run_until(600 * SEC);
         assert!(h.sender().finished());
         assert_eq!(frw(&h), (0, 0, 0), "{v:?}");
