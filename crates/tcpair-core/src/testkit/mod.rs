@@ -53,12 +53,30 @@
 //!
 //! # Scripts
 //!
-//! Per hop, keyed by (segment, k-th transmission of it over that hop; BS
-//! retransmissions and network duplicates count on the hops they take):
+//! Per hop, keyed by (segment, k-th transmission of it over that hop: the
+//! sender's retransmissions and a BS's local ones count, and a network
+//! duplicate made on hop A is a transmission of its own on hop B):
 //! kills ([`Loop::kill_a`]: ns-3's ReceiveListErrorModel), extra delays
 //! ([`Loop::extra_delay_a`], negative for early: reordering) and network
 //! duplicates ([`Loop::duplicate_a`]). ACKs are killed by their index in the
 //! order the receiver emits them ([`Loop::kill_ack`]).
+//!
+//! # Writing a test
+//!
+//! - A sender part, detector or responder: put it in the [`TcpConfig`]
+//!   (`detector`, `responder`, `cc`, `clrp`, ...), script the losses, and
+//!   read the sender's decisions in [`Record::recoveries`] (each
+//!   [`crate::tcp::Decision`] holds the verdict and the windows before and
+//!   after) and its counters with [`Loop::sender_counter`].
+//! - A receiver part: set it in the [`SinkConfig`]; [`Record::acks_sent`]
+//!   holds every ACK as emitted, options included.
+//! - A BS agent: build it for node [`BS`] and pass it to [`Loop::bs`];
+//!   [`Record::at_bs`], [`Record::injected`] and [`Record::absorbed`] show
+//!   what it saw and did, [`Loop::bs_counter`] its counters.
+//!
+//! [`Loop::run_until`] starts the sender at time 0 and runs up to a time
+//! (or until a finite transfer is finished); it can be called again to go
+//! on, with assertions in between.
 //!
 //! Packets: flow [`FLOW`] from [`SENDER`] to [`RECEIVER`] through [`BS`];
 //! data of the sender's `packet_size`, ACKs of [`ACK_SIZE`] bytes, built
