@@ -20,6 +20,7 @@ pub mod scenario;
 pub mod schemes;
 pub mod sim;
 pub mod tcp;
+pub mod testkit;
 pub mod units;
 
 pub use error::{ConfigError, SimError};

@@ -9,16 +9,15 @@
 //! FH -> MH: hop A is wired, hop B the wireless hop (the MH receives).
 
 use std::collections::HashMap;
-use tcpair_core::bs::{BsAgent, BsCtx, BsOut, Verdict};
-use tcpair_core::engine::{EventQueue, Time, MS, SEC, US};
+use tcpair_core::engine::{Time, MS, SEC, US};
 use tcpair_core::net::LinkKind;
-use tcpair_core::packet::{LossBlocks, Packet, PktKind, Retx, SackBlocks, SynTags};
+use tcpair_core::packet::{LossBlocks, PktKind};
 use tcpair_core::schemes::clrp::bs::{ClrpBs, ClrpParams};
 use tcpair_core::schemes::clrp::mh::MhConfig;
 use tcpair_core::tcp::{
-    AckInfo, Recovery, RecoveryEvent, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender,
-    TcpSink,
+    AckInfo, Recovery, RecoveryEvent, SenderOutput, SinkConfig, TcpConfig, TcpSender,
 };
+use tcpair_core::testkit::{Link, Loop, BS, FLOW};
 
 const SLOT_A: Time = 4 * MS; // hop A serialization per data packet
 const SLOT_B: Time = 4 * MS;
@@ -30,15 +29,6 @@ const ACK_DELAY: Time = 100 * US;
 enum Dir {
     MhToFh,
     FhToMh,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Ev {
-    AtBs(Packet),
-    AtRx(Packet),
-    AckAtBs(Packet),
-    AckAtTx(Packet),
-    Rto,
 }
 
 #[derive(Default)]
@@ -66,27 +56,10 @@ struct Run {
     sender_cfg: Option<TcpConfig>,
 }
 
-fn packet(kind: PktKind, seq: u32, now: Time) -> Packet {
-    Packet {
-        id: 0,
-        flow: 0,
-        kind,
-        src: 0,
-        dst: 2,
-        size: if kind == PktKind::Data { 1000 } else { 40 },
-        seq,
-        flags: 0,
-        retx: Retx::Original,
-        sent_at: now,
-        ts_echo: 0,
-        sack: SackBlocks::default(),
-        syn: SynTags::default(),
-        loss: LossBlocks::default(),
-        hop: 1,
-    }
-}
-
-fn run(dir: Dir, kills: Kills, segments: u64, bs: ClrpParams) -> Run {
+/// The loop: sender -> hop A -> CLRP-BS -> hop B -> receiver, ACKs back
+/// through the BS; each hop 4 ms per data packet and 10 ms of delay, an
+/// ACK 0.1 ms more.
+fn network(dir: Dir, kills: &Kills, segments: u64, bs: ClrpParams) -> Loop {
     let cfg = TcpConfig {
         recovery: Recovery::Reno,
         window: 30,
@@ -98,145 +71,58 @@ fn run(dir: Dir, kills: Kills, segments: u64, bs: ClrpParams) -> Run {
         total_segments: Some(segments),
         ..TcpConfig::default()
     };
-    let mut snd = TcpSender::new(cfg.clone());
-    let mut sink = TcpSink::new(SinkConfig {
+    let sink = SinkConfig {
         clrp: dir == Dir::FhToMh,
         ..SinkConfig::default()
-    });
-    let mut agent = ClrpBs::new(1, bs);
+    };
     let (kind_a, kind_b) = match dir {
         Dir::MhToFh => (LinkKind::Wireless, LinkKind::Wired),
         Dir::FhToMh => (LinkKind::Wired, LinkKind::Wireless),
     };
-    let data_ctx = BsCtx {
-        node: 1,
-        in_kind: kind_a,
-        out_kind: kind_b,
-    };
-    let ack_ctx = BsCtx {
-        node: 1,
-        in_kind: kind_b,
-        out_kind: kind_a,
-    };
-    let mut q: EventQueue<Ev> = EventQueue::new();
-    let mut out = SenderOutput::default();
-    let mut sout = SinkOutput::default();
-    let mut bso = BsOut::default();
-    let (mut tx_a, mut tx_b): (HashMap<u32, u32>, HashMap<u32, u32>) = Default::default();
-    let (mut free_a, mut free_b): (Time, Time) = (0, 0);
-    let mut rto_at: Option<Time> = None;
-    let mut r = Run {
-        cwnd_min_after_start: f64::MAX,
-        sender_cfg: Some(cfg),
-        ..Run::default()
-    };
-    // Put a data packet on hop B (from the BS toward the receiver).
-    let send_b = |q: &mut EventQueue<Ev>,
-                  p: Packet,
-                  now: Time,
-                  free_b: &mut Time,
-                  tx_b: &mut HashMap<u32, u32>| {
-        let k = tx_b.entry(p.seq).or_insert(0);
-        *k += 1;
-        *free_b = (*free_b).max(now) + SLOT_B;
-        if !kills.b.contains(&(p.seq, *k)) {
-            q.schedule(*free_b + DELAY_B, Ev::AtRx(p));
-        }
-    };
-    snd.start(0, &mut out);
-    loop {
-        let now = q.now();
-        for s in out.segs.drain(..) {
-            let k = tx_a.entry(s.seq).or_insert(0);
-            *k += 1;
-            free_a = free_a.max(now) + SLOT_A;
-            if !kills.a.contains(&(s.seq, *k)) {
-                let mut p = packet(PktKind::Data, s.seq, now);
-                if s.retransmit {
-                    p.retx = Retx::Sender;
-                }
-                q.schedule(free_a + DELAY_A, Ev::AtBs(p));
-            }
-        }
-        for e in out.events.drain(..) {
-            if let RecoveryEvent::Retransmit { seq, .. } = e {
-                r.clrp_seqs.push(seq);
-            }
-        }
-        if now > 0 {
-            r.cwnd_min_after_start = r.cwnd_min_after_start.min(snd.cwnd());
-        }
-        if let Some(d) = snd.rto_deadline() {
-            if rto_at != Some(d) {
-                rto_at = Some(d);
-                q.schedule(d, Ev::Rto);
-            }
-        }
-        if snd.finished() {
-            break;
-        }
-        let Some(ev) = q.pop() else { break };
-        let now = ev.time;
-        assert!(now < 60 * SEC, "transfer did not finish");
-        match ev.event {
-            Ev::AtBs(mut p) => {
-                let v = agent.on_packet(now, &data_ctx, &mut p, &mut bso);
-                assert_eq!(v, Verdict::Forward);
-                send_b(&mut q, p, now, &mut free_b, &mut tx_b);
-            }
-            Ev::AtRx(p) => {
-                sink.on_data(now, p.seq, p.sent_at, &mut sout);
-                if let Some(a) = sout.ack.take() {
-                    r.acks_at_rx.push((a.ack, a.loss.as_slice().to_vec()));
-                    let mut ap = packet(PktKind::Ack, a.ack, now);
-                    ap.ts_echo = a.ts_echo;
-                    ap.loss = a.loss;
-                    q.schedule(now + ACK_DELAY + DELAY_B, Ev::AckAtBs(ap));
-                }
-            }
-            Ev::AckAtBs(mut p) => {
-                let v = agent.on_packet(now, &ack_ctx, &mut p, &mut bso);
-                for d in bso.inject.drain(..) {
-                    r.bs_rtx.push(d.seq);
-                    send_b(&mut q, d, now, &mut free_b, &mut tx_b);
-                }
-                if v == Verdict::Forward {
-                    q.schedule(now + ACK_DELAY + DELAY_A, Ev::AckAtTx(p));
-                }
-            }
-            Ev::AckAtTx(p) => {
-                r.acks_at_tx.push((p.seq, p.loss.as_slice().to_vec()));
-                let info = AckInfo {
-                    ack: p.seq,
-                    ts_echo: p.ts_echo,
-                    rcv_at: p.sent_at,
-                    sack: p.sack,
-                    eln: false,
-                    loss: p.loss,
-                    truth: None,
-                };
-                snd.on_ack(now, &info, &mut out);
-            }
-            Ev::Rto => {
-                if snd.rto_deadline() == Some(now) {
-                    rto_at = None;
-                    snd.on_timer(now, &mut out);
-                }
-            }
-        }
+    Loop::new(cfg, sink)
+        .hop_a(Link::new(kind_a, SLOT_A, DELAY_A).ack_ser(ACK_DELAY))
+        .bs(Box::new(ClrpBs::new(BS, bs)))
+        .hop_b(Link::new(kind_b, SLOT_B, DELAY_B).ack_ser(ACK_DELAY))
+        .kills_a(&kills.a)
+        .kills_b(&kills.b)
+}
+
+fn run(dir: Dir, kills: Kills, segments: u64, bs: ClrpParams) -> Run {
+    let mut lp = network(dir, &kills, segments, bs);
+    lp.run_until(60 * SEC);
+    assert!(lp.finished(), "transfer did not finish");
+    let r = lp.record();
+    let data_absorbed = r.absorbed.iter().any(|(_, p)| p.kind == PktKind::Data);
+    assert!(!data_absorbed, "the BS forwards every data packet");
+    let blocks = |a: &AckInfo| (a.ack, a.loss.as_slice().to_vec());
+    let st = lp.sender().stats();
+    let agent = lp.agent().expect("a CLRP-BS");
+    Run {
+        cuts: st.window_cuts,
+        fast_retransmits: st.fast_retransmits,
+        timeouts: st.timeouts,
+        clrp_retransmits: lp.sender_counter("clrp_retransmits").unwrap_or(0),
+        clrp_seqs: r.scheme_retransmits(),
+        acks_at_tx: r.acks_at_sender.iter().map(|a| blocks(&a.ack)).collect(),
+        acks_at_rx: r.acks_sent.iter().map(|a| blocks(&a.ack)).collect(),
+        bs_rtx: r.injected_seqs(),
+        cwnd_min_after_start: cwnd_min(&lp),
+        counters: agent.counters(FLOW).into_iter().collect(),
+        sender_cfg: Some(lp.sender().config().clone()),
     }
-    let st = snd.stats();
-    r.cuts = st.window_cuts;
-    r.fast_retransmits = st.fast_retransmits;
-    r.timeouts = st.timeouts;
-    let mut c = Vec::new();
-    snd.counters(&mut c);
-    r.clrp_retransmits = c
-        .iter()
-        .find(|(n, _)| *n == "clrp_retransmits")
-        .map_or(0, |&(_, v)| v);
-    r.counters = agent.counters(0).into_iter().collect();
-    r
+}
+
+/// The smallest cwnd once the transfer runs: the initial one, and after
+/// each ACK and each timeout (nothing else changes it).
+fn cwnd_min(lp: &Loop) -> f64 {
+    let r = lp.record();
+    let timeouts = r.recoveries.iter().filter_map(|(_, e)| match e {
+        RecoveryEvent::Timeout { after, .. } => Some(after.cwnd),
+        _ => None,
+    });
+    let initial = lp.sender().config().initial_cwnd.max(1.0);
+    let acks = r.cwnd_after_acks().into_iter();
+    acks.chain(timeouts).fold(initial, f64::min)
 }
 
 fn kills_a(v: &[(u32, u32)]) -> Kills {

@@ -12,28 +12,16 @@
 //! packets on the wired hop; reordering is expressed in slots.
 
 use std::collections::HashMap;
-use tcpair_core::bs::{BsAgent, BsCtx, BsOut};
-use tcpair_core::engine::{EventQueue, Time, MS, US};
-use tcpair_core::net::LinkKind;
-use tcpair_core::packet::{LossBlocks, Packet, PktKind, Retx, SackBlocks, SynTags};
+use tcpair_core::engine::{Time, MS, SEC, US};
 use tcpair_core::schemes::syndrome::counter::SyndromeBs;
 use tcpair_core::schemes::syndrome::receiver::UnusedCredit;
-use tcpair_core::tcp::{
-    AckInfo, Recovery, SenderOutput, SinkConfig, SinkOutput, TcpConfig, TcpSender, TcpSink,
-};
+use tcpair_core::tcp::{Recovery, SinkConfig, TcpConfig};
+use tcpair_core::testkit::{Link, Loop, BS};
 
 const SLOT: Time = MS; // wired serialization per data packet
 const WIRED: Time = 20 * MS; // base wired delay sender -> BS
 const AIR: Time = 100 * US; // wireless serialization per packet (faster than SLOT)
 const BACK: Time = 20 * MS; // ACK delay MH -> sender
-
-#[derive(Debug, Clone, Copy)]
-enum Ev {
-    AtBs(Packet),
-    AtMh(Packet),
-    Ack(AckInfo),
-    Rto,
-}
 
 #[derive(Default)]
 struct Net {
@@ -84,7 +72,15 @@ impl Run {
     }
 }
 
-fn run(net: Net, unused: UnusedCredit, segments: u64) -> Run {
+/// A number of slots, in nanoseconds.
+fn slots(s: f64) -> i64 {
+    (s * SLOT as f64).round() as i64
+}
+
+/// The loop: sender -> wired hop (1 slot per packet, 20 ms) -> Syndrome BS
+/// -> wireless hop (0.1 ms per packet, FIFO) -> receiver; ACKs straight
+/// back (20 ms).
+fn network(net: &Net, unused: UnusedCredit, segments: u64) -> Loop {
     let cfg = TcpConfig {
         recovery: Recovery::Reno,
         // cwnd-limited (window 64 > cwnd 12, ssthresh 12: congestion
@@ -97,127 +93,49 @@ fn run(net: Net, unused: UnusedCredit, segments: u64) -> Run {
         total_segments: Some(segments),
         ..TcpConfig::default()
     };
-    let mut snd = TcpSender::new(cfg);
-    let mut sink = TcpSink::new(SinkConfig {
+    let sink = SinkConfig {
         syndrome: true,
         syndrome_unused_credit: unused,
         ..SinkConfig::default()
-    });
-    let mut bs = SyndromeBs::new(1);
-    let ctx = BsCtx {
-        node: 1,
-        in_kind: LinkKind::Wired,
-        out_kind: LinkKind::Wireless,
     };
-    let mut q: EventQueue<Ev> = EventQueue::new();
-    let mut out = SenderOutput::default();
-    let mut sout = SinkOutput::default();
-    let mut bso = BsOut::default();
-    let mut tx: HashMap<u32, u32> = HashMap::new();
-    let mut air_tx: HashMap<u32, u32> = HashMap::new();
-    let mut wire_free: Time = 0;
-    let mut air_free: Time = 0;
-    let mut rto_at: Option<Time> = None;
-    let mut r = Run {
-        frs: vec![],
-        acks: vec![],
-        cuts: 0,
-        eln_rtx: 0,
-        fast_rtx: 0,
-        timeouts: 0,
-        bs_order: vec![],
-        credits: 0,
-    };
-    let pkt = |seq: u32, now: Time| Packet {
-        id: 0,
-        flow: 0,
-        kind: PktKind::Data,
-        src: 0,
-        dst: 2,
-        size: 1000,
-        seq,
-        flags: 0,
-        retx: Retx::Original,
-        sent_at: now,
-        ts_echo: 0,
-        sack: SackBlocks::default(),
-        syn: SynTags::default(),
-        loss: LossBlocks::default(),
-        hop: 1,
-    };
-    let shifted = |t: Time, slots: f64| -> Time { (t as f64 + slots * SLOT as f64) as Time };
-    snd.start(0, &mut out);
-    loop {
-        let now = q.now();
-        for s in out.segs.drain(..) {
-            let k = tx.entry(s.seq).or_insert(0);
-            *k += 1;
-            let key = (s.seq, *k);
-            wire_free = wire_free.max(now) + SLOT;
-            if net.wired_kill.contains(&key) {
-                continue;
-            }
-            let base = wire_free + WIRED;
-            let at = shifted(base, net.shift.get(&key).copied().unwrap_or(0.0));
-            q.schedule(at, Ev::AtBs(pkt(s.seq, now)));
-            if let Some(d) = net.dup.get(&key) {
-                q.schedule(shifted(at, *d), Ev::AtBs(pkt(s.seq, now)));
-            }
-        }
-        for e in out.events.drain(..) {
-            if let tcpair_core::tcp::RecoveryEvent::FastRetransmit(d) = e {
-                r.frs.push((d.seq, d.window_cut));
-            }
-        }
-        if let Some(d) = snd.rto_deadline() {
-            if rto_at != Some(d) {
-                rto_at = Some(d);
-                q.schedule(d, Ev::Rto);
-            }
-        }
-        if snd.finished() {
-            break;
-        }
-        let Some(ev) = q.pop() else { break };
-        let now = ev.time;
-        match ev.event {
-            Ev::AtBs(mut p) => {
-                bs.on_packet(now, &ctx, &mut p, &mut bso);
-                r.bs_order.push(p.seq);
-                let k = air_tx.entry(p.seq).or_insert(0);
-                *k += 1;
-                air_free = air_free.max(now) + AIR;
-                if !net.wireless_kill.contains(&(p.seq, *k)) {
-                    q.schedule(air_free, Ev::AtMh(p));
-                }
-            }
-            Ev::AtMh(p) => {
-                sink.on_data_tagged(now, p.seq, p.sent_at, &p.syn, &mut sout);
-                if let Some(a) = sout.ack.take() {
-                    r.acks.push((a.ack, a.eln));
-                    q.schedule(now + BACK, Ev::Ack(a));
-                }
-            }
-            Ev::Ack(a) => snd.on_ack(now, &a, &mut out),
-            Ev::Rto => {
-                if snd.rto_deadline() == Some(now) {
-                    rto_at = None;
-                    snd.on_timer(now, &mut out);
-                }
-            }
-        }
-        assert!(
-            now < 60 * tcpair_core::engine::SEC,
-            "example did not finish"
-        );
+    let mut lp = Loop::new(cfg, sink)
+        .hop_a(Link::wired(SLOT, WIRED))
+        .bs(Box::new(SyndromeBs::new(BS)))
+        .hop_b(Link::wireless(AIR, 0))
+        .acks_direct(BACK)
+        .kills_a(&net.wired_kill)
+        .kills_b(&net.wireless_kill);
+    for (&(seq, k), &s) in &net.shift {
+        lp = lp.extra_delay_a(seq, k, slots(s));
     }
-    let st = snd.stats();
-    r.cuts = st.window_cuts;
-    r.eln_rtx = st.wireless_frs;
-    r.fast_rtx = st.fast_retransmits;
-    r.timeouts = st.timeouts;
-    r.credits = sink.syndrome_stats().unwrap().credits_given;
-    r
+    for (&(seq, k), &s) in &net.dup {
+        let after = Time::try_from(slots(s)).expect("a duplicate follows its original");
+        lp = lp.duplicate_a(seq, k, after);
+    }
+    lp
+}
+
+fn run(net: Net, unused: UnusedCredit, segments: u64) -> Run {
+    let mut lp = network(&net, unused, segments);
+    lp.run_until(60 * SEC);
+    assert!(lp.finished(), "example did not finish");
+    let r = lp.record();
+    let st = lp.sender().stats();
+    let frs = r.fast_retransmits().into_iter();
+    Run {
+        frs: frs.map(|(_, d)| (d.seq, d.window_cut)).collect(),
+        acks: r.acks_sent.iter().map(|a| (a.ack.ack, a.ack.eln)).collect(),
+        cuts: st.window_cuts,
+        eln_rtx: st.wireless_frs,
+        fast_rtx: st.fast_retransmits,
+        timeouts: st.timeouts,
+        bs_order: r.bs_data_order(),
+        credits: lp
+            .sink()
+            .syndrome_stats()
+            .expect("a Syndrome sink")
+            .credits_given,
+    }
 }
 
 fn net() -> Net {

@@ -1,4 +1,4 @@
-//! Sender + sink through a hand-controlled network.
+//! Sender + sink through a hand-controlled network: a [`Loop`] of one hop.
 //!
 //! The "network": a fixed one-way delay each way (50 ms, so RTT = 100 ms),
 //! FIFO, an optional serialization time per data packet, and deterministic
@@ -8,8 +8,9 @@
 //! any sample taken from a retransmitted segment would be longer.
 
 use super::*;
-use crate::engine::{EventQueue, MS, SEC};
-use crate::tcp::{Recovery as Variant, RecoveryEvent, SendSeg, SinkConfig, SinkOutput, TcpSink};
+use crate::engine::{MS, SEC};
+use crate::tcp::{Recovery as Variant, RecoveryEvent, SendSeg, SinkConfig};
+use crate::testkit::{Link, Loop};
 
 /// A recovery event, as the tests compare it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,196 +23,40 @@ enum Rec {
     Rtx(u32),
 }
 
-fn rec(e: &RecoveryEvent) -> Rec {
-    match *e {
+/// The recovery events of a run, time-stamped, as the tests compare them.
+fn recs(h: &Loop) -> Vec<(Time, Rec)> {
+    let rec = |e: &RecoveryEvent| match *e {
         RecoveryEvent::FastRetransmit(d) => Rec::Fr(d.seq, d.window_cut),
         RecoveryEvent::Timeout { seq, .. } => Rec::To(seq),
         RecoveryEvent::Retransmit { seq, .. } => Rec::Rtx(seq),
-    }
+    };
+    let all = h.record().recoveries.iter();
+    all.map(|(t, e)| (*t, rec(e))).collect()
 }
-use std::collections::HashMap;
 
 const D: Time = 50 * MS;
 
-#[derive(Debug, Clone, Copy)]
-enum Ev {
-    Data { seq: u32, sent_at: Time },
-    Ack(AckInfo),
-    Rto,
-    DelAck,
+/// The network: one hop, D each way, `ser` per data packet; a killed
+/// packet is dropped before the link (it takes no serialization time).
+fn net(c: TcpConfig, sink: SinkConfig, ser: Time) -> Loop {
+    Loop::new(c, sink).hop_a(Link::wired(ser, D).kill_before_link())
 }
 
-struct Harness {
-    q: EventQueue<Ev>,
-    s: TcpSender,
-    k: TcpSink,
-    ser: Time,
-    link_free: Time,
-    /// (seq, k): drop the k-th transmission (1-based) of seq.
-    kills: Vec<(u32, u32)>,
-    tx_count: HashMap<u32, u32>,
-    /// 1-based indices of ACKs (in the order the sink emits them) to drop.
-    ack_kills: Vec<u64>,
-    acks_emitted: u64,
-    sched_rto: Option<Time>,
-    sched_del: Option<Time>,
-    out: SenderOutput,
-    sout: SinkOutput,
-    /// Every transmission: (time, seg).
-    log: Vec<(Time, SendSeg)>,
-    events: Vec<(Time, Rec)>,
-    /// cwnd after each ACK the sender processed.
-    cwnd_trace: Vec<f64>,
-    delivered: u32,
-    arrivals: u64,
-    /// ACKs the sink sent on its delayed-ACK timer.
-    timer_acks: u64,
+fn st(h: &Loop) -> SenderStats {
+    *h.sender().stats()
 }
 
-impl Harness {
-    fn new(cfg: TcpConfig, sink: SinkConfig) -> Self {
-        Self {
-            q: EventQueue::new(),
-            s: TcpSender::new(cfg),
-            k: TcpSink::new(sink),
-            ser: 0,
-            link_free: 0,
-            kills: Vec::new(),
-            tx_count: HashMap::new(),
-            ack_kills: Vec::new(),
-            acks_emitted: 0,
-            sched_rto: None,
-            sched_del: None,
-            out: SenderOutput::default(),
-            sout: SinkOutput::default(),
-            log: Vec::new(),
-            events: Vec::new(),
-            cwnd_trace: Vec::new(),
-            delivered: 0,
-            arrivals: 0,
-            timer_acks: 0,
-        }
-    }
+/// (fast_retransmits, timeouts, window_cuts)
+fn frw(h: &Loop) -> (u64, u64, u64) {
+    let s = st(h);
+    (s.fast_retransmits, s.timeouts, s.window_cuts)
+}
 
-    fn kill(mut self, seq: u32, k: u32) -> Self {
-        self.kills.push((seq, k));
-        self
-    }
-
-    fn flush_sender(&mut self) {
-        let now = self.q.now();
-        for seg in self.out.segs.drain(..) {
-            self.log.push((now, seg));
-            let n = self.tx_count.entry(seg.seq).or_insert(0);
-            *n += 1;
-            if self.kills.contains(&(seg.seq, *n)) {
-                continue;
-            }
-            let dep = now.max(self.link_free) + self.ser;
-            self.link_free = dep;
-            self.q.schedule(
-                dep + D,
-                Ev::Data {
-                    seq: seg.seq,
-                    sent_at: now,
-                },
-            );
-        }
-        for e in self.out.events.drain(..) {
-            self.events.push((now, rec(&e)));
-        }
-        let d = self.s.rto_deadline();
-        if let Some(t) = d {
-            if d != self.sched_rto {
-                self.q.schedule(t.max(now), Ev::Rto);
-                self.sched_rto = d;
-            }
-        }
-    }
-
-    fn flush_sink(&mut self) {
-        let now = self.q.now();
-        self.delivered += self.sout.new_in_order;
-        if let Some(a) = self.sout.ack.take() {
-            self.acks_emitted += 1;
-            if !self.ack_kills.contains(&self.acks_emitted) {
-                self.q.schedule(now + D, Ev::Ack(a));
-            }
-        }
-        let d = self.k.timer_deadline();
-        if let Some(t) = d {
-            if d != self.sched_del {
-                self.q.schedule(t, Ev::DelAck);
-                self.sched_del = d;
-            }
-        }
-    }
-
-    fn start(&mut self) {
-        self.s.start(0, &mut self.out);
-        self.flush_sender();
-    }
-
-    /// Run until `end` or until a finite transfer is finished.
-    fn run_until(&mut self, end: Time) {
-        while let Some(t) = self.q.peek_time() {
-            if t > end || self.s.finished() {
-                break;
-            }
-            let ev = self.q.pop().unwrap();
-            let now = ev.time;
-            match ev.event {
-                Ev::Data { seq, sent_at } => {
-                    self.arrivals += 1;
-                    self.k.on_data(now, seq, sent_at, &mut self.sout);
-                    self.flush_sink();
-                }
-                Ev::Ack(a) => {
-                    self.out.clear();
-                    self.s.on_ack(now, &a, &mut self.out);
-                    self.cwnd_trace.push(self.s.cwnd());
-                    self.flush_sender();
-                }
-                Ev::Rto => {
-                    self.out.clear();
-                    self.s.on_timer(now, &mut self.out);
-                    self.flush_sender();
-                }
-                Ev::DelAck => {
-                    self.k.on_timer(now, &mut self.sout);
-                    if self.sout.ack.is_some() {
-                        self.timer_acks += 1;
-                    }
-                    self.flush_sink();
-                }
-            }
-        }
-    }
-
-    fn st(&self) -> SenderStats {
-        *self.s.stats()
-    }
-
-    /// (fast_retransmits, timeouts, window_cuts)
-    fn frw(&self) -> (u64, u64, u64) {
-        let s = self.st();
-        (s.fast_retransmits, s.timeouts, s.window_cuts)
-    }
-
-    fn timeout_times(&self) -> Vec<Time> {
-        self.events
-            .iter()
-            .filter(|(_, e)| matches!(e, Rec::To(_)))
-            .map(|(t, _)| *t)
-            .collect()
-    }
-
-    /// Every RTT sample was exactly one RTT (no sample from a retransmission).
-    fn assert_karn_clean(&self) {
-        let s = self.st();
-        assert!(s.rtt_samples > 0);
-        assert_eq!(s.rtt_sum_ns, u128::from(s.rtt_samples) * u128::from(2 * D));
-    }
+/// Every RTT sample was exactly one RTT (no sample from a retransmission).
+fn assert_karn_clean(h: &Loop) {
+    let s = st(h);
+    assert!(s.rtt_samples > 0);
+    assert_eq!(s.rtt_sum_ns, u128::from(s.rtt_samples) * u128::from(2 * D));
 }
 
 fn cfg(v: Variant) -> TcpConfig {
@@ -219,6 +64,14 @@ fn cfg(v: Variant) -> TcpConfig {
         recovery: v,
         window: 20,
         ..TcpConfig::default()
+    }
+}
+
+/// `cfg(v)` sending `n` segments.
+fn finite(v: Variant, n: u64) -> TcpConfig {
+    TcpConfig {
+        total_segments: Some(n),
+        ..cfg(v)
     }
 }
 
@@ -230,24 +83,19 @@ fn sink_cfg(v: Variant) -> SinkConfig {
 }
 
 /// Bulk-ish finite transfer of `n` segments with the given kills.
-fn run(c: TcpConfig, kills: &[(u32, u32)], n: u64) -> Harness {
+fn run(c: TcpConfig, kills: &[(u32, u32)], n: u64) -> Loop {
     let v = c.recovery;
-    let mut h = Harness::new(
-        TcpConfig {
-            total_segments: Some(n),
-            ..c
-        },
-        sink_cfg(v),
-    );
-    for &(s, k) in kills {
-        h = h.kill(s, k);
-    }
-    h.start();
+    let c = TcpConfig {
+        total_segments: Some(n),
+        ..c
+    };
+    let mut h = net(c, sink_cfg(v), 0).kills_a(kills);
     h.run_until(600 * SEC);
-    assert!(h.s.finished(), "{v:?}: transfer did not finish");
-    assert_eq!(h.delivered as u64, n, "{v:?}: all data delivered in order");
-    assert_eq!(h.k.rcv_nxt() as u64, n);
-    assert_eq!(h.s.rto_deadline(), None, "no timer once finished");
+    assert!(h.finished(), "{v:?}: transfer did not finish");
+    let delivered = h.record().delivered;
+    assert_eq!(delivered, n, "{v:?}: all data delivered in order");
+    assert_eq!(h.sink().rcv_nxt() as u64, n);
+    assert_eq!(h.sender().rto_deadline(), None, "no timer once finished");
     h
 }
 
@@ -257,7 +105,6 @@ const ALL: [Variant; 4] = [
     Variant::NewReno,
     Variant::Sack,
 ];
-
 // ---- 1. no loss ----
 
 /// Slow start from 1 to ssthresh 8, then +1/cwnd per ACK; window 20 caps
@@ -268,28 +115,29 @@ fn case1_no_loss_cwnd_growth() {
         let mut c = cfg(v);
         c.initial_ssthresh = 8.0;
         let h = run(c, &[], 300);
-        assert_eq!(h.frw(), (0, 0, 0), "{v:?}");
-        assert_eq!(h.st().retransmits, 0);
-        assert_eq!(h.st().sent, 300);
-        assert_eq!(h.arrivals, 300);
+        assert_eq!(frw(&h), (0, 0, 0), "{v:?}");
+        assert_eq!(st(&h).retransmits, 0);
+        assert_eq!(st(&h).sent, 300);
+        assert_eq!(h.record().at_receiver.len(), 300);
         // One ACK per segment, each a new ACK.
-        assert_eq!(h.cwnd_trace.len(), 300);
+        let cwnd = h.record().cwnd_after_acks();
+        assert_eq!(cwnd.len(), 300);
         // ACKs 1..7: slow start, cwnd = 2..8.
-        for (i, w) in h.cwnd_trace[..7].iter().enumerate() {
+        for (i, w) in cwnd[..7].iter().enumerate() {
             assert_eq!(*w, (i + 2) as f64, "{v:?} slow start");
         }
         // From cwnd 8 = ssthresh on: congestion avoidance, +1/cwnd per ACK.
         let mut w = 8.0;
-        for got in &h.cwnd_trace[7..] {
+        for got in &cwnd[7..] {
             w += 1.0 / w;
             assert!((got - w).abs() < 1e-9, "{v:?} CA");
         }
         // 293 CA ACKs from 8: w^2 grows by ~2 per ACK -> w ~ sqrt(64 + 586) ~ 25.5.
         assert!((25.0..26.0).contains(&w));
-        h.assert_karn_clean();
+        assert_karn_clean(&h);
         // With exact 100 ms samples the RTO sits at the 200 ms floor.
-        assert_eq!(h.s.current_rto(), 200 * MS);
-        assert_eq!(h.s.srtt(), Some(100 * MS));
+        assert_eq!(h.sender().current_rto(), 200 * MS);
+        assert_eq!(h.sender().srtt(), Some(100 * MS));
     }
 }
 
@@ -302,13 +150,13 @@ fn case1_no_loss_cwnd_growth() {
 fn case2_one_loss() {
     for v in ALL {
         let h = run(cfg(v), &[(40, 1)], 200);
-        assert_eq!(h.frw(), (1, 0, 1), "{v:?}");
-        assert_eq!(h.s.ssthresh(), 10.0, "{v:?}");
-        assert_eq!(h.events[0].1, Rec::Fr(40, true));
-        h.assert_karn_clean();
+        assert_eq!(frw(&h), (1, 0, 1), "{v:?}");
+        assert_eq!(h.sender().ssthresh(), 10.0, "{v:?}");
+        assert_eq!(recs(&h)[0].1, Rec::Fr(40, true));
+        assert_karn_clean(&h);
         // Only 40 is resent. (Tahoe too: its go-back-N from 41 is overtaken
         // by the cumulative ACK 60 that the retransmission brings.)
-        assert_eq!(h.st().retransmits, 1, "{v:?}");
+        assert_eq!(st(&h).retransmits, 1, "{v:?}");
     }
 }
 
@@ -366,32 +214,32 @@ fn case3_two_losses() {
     // nothing is sent, no dupack can come, and ack 45 <= recover (59) would
     // forbid a second FR anyway: the RTO fires for 45. ssthresh = 15/2 = 7.
     let h = run(cfg(Variant::Reno), &[(40, 1), (45, 1)], 200);
-    assert_eq!(h.frw(), (1, 1, 2));
-    assert_eq!(h.events[1].1, Rec::To(45));
-    h.assert_karn_clean();
+    assert_eq!(frw(&h), (1, 1, 2));
+    assert_eq!(recs(&h)[1].1, Rec::To(45));
+    assert_karn_clean(&h);
 
     // NewReno: the partial ACK 45 retransmits 45 at once and stays in
     // recovery; the full ACK 60 ends it. One FR, one cut, no timeout.
     let h = run(cfg(Variant::NewReno), &[(40, 1), (45, 1)], 200);
-    assert_eq!(h.frw(), (1, 0, 1));
-    assert_eq!(h.st().retransmits, 2);
-    assert_eq!(h.s.ssthresh(), 10.0);
-    h.assert_karn_clean();
+    assert_eq!(frw(&h), (1, 0, 1));
+    assert_eq!(st(&h).retransmits, 2);
+    assert_eq!(h.sender().ssthresh(), 10.0);
+    assert_karn_clean(&h);
 
     // SACK: 45 is IsLost once 3 segments above it are SACKed and is resent
     // within the same episode. One FR, one cut, no timeout, 2 retransmits.
     let h = run(cfg(Variant::Sack), &[(40, 1), (45, 1)], 200);
-    assert_eq!(h.frw(), (1, 0, 1));
-    assert_eq!(h.st().retransmits, 2);
-    h.assert_karn_clean();
+    assert_eq!(frw(&h), (1, 0, 1));
+    assert_eq!(st(&h).retransmits, 2);
+    assert_karn_clean(&h);
 
     // Tahoe: FR of 40, cwnd 1; the partial ACK 45 opens cwnd to 2 and
     // go-back-N resends 45 and 46 (46 is a needless retransmission). The ACK
     // for 45 jumps to 60. One FR, one cut, no timeout.
     let h = run(cfg(Variant::Tahoe), &[(40, 1), (45, 1)], 200);
-    assert_eq!(h.frw(), (1, 0, 1));
-    assert_eq!(h.st().retransmits, 3);
-    h.assert_karn_clean();
+    assert_eq!(frw(&h), (1, 0, 1));
+    assert_eq!(st(&h).retransmits, 3);
+    assert_karn_clean(&h);
 }
 
 /// Three losses in one window (40, 44, 48): NewReno needs one partial ACK
@@ -400,8 +248,8 @@ fn case3_two_losses() {
 fn case3b_three_losses_newreno_sack() {
     // SACK, default RTO: one FR, one cut, no timeout, exactly 3 retransmits.
     let h = run(cfg(Variant::Sack), &[(40, 1), (44, 1), (48, 1)], 200);
-    assert_eq!(h.frw(), (1, 0, 1));
-    assert_eq!(h.st().retransmits, 3);
+    assert_eq!(frw(&h), (1, 0, 1));
+    assert_eq!(st(&h).retransmits, 3);
 
     // NewReno with an RTO well above 2 RTT (min_rto 1 s): FR of 40 at
     // 0.6 s, partial ACKs 44 (0.7 s) and 48 (0.8 s) resend 44 and 48, the full
@@ -409,8 +257,8 @@ fn case3b_three_losses_newreno_sack() {
     let mut c = cfg(Variant::NewReno);
     c.min_rto = SEC;
     let h = run(c, &[(40, 1), (44, 1), (48, 1)], 200);
-    assert_eq!(h.frw(), (1, 0, 1));
-    assert_eq!(h.st().retransmits, 3);
+    assert_eq!(frw(&h), (1, 0, 1));
+    assert_eq!(st(&h).retransmits, 3);
 
     // NewReno, Impatient variant with RTO (150 ms) < 2 RTT: the timer is
     // restarted only at the first partial ACK (0.7 s), so it fires at 0.85 s
@@ -424,8 +272,8 @@ fn case3b_three_losses_newreno_sack() {
     let mut c = cfg(Variant::NewReno);
     c.min_rto = 150 * MS;
     let h = run(c, &[(40, 1), (44, 1), (48, 1)], 200);
-    assert_eq!(h.frw(), (2, 1, 3));
-    let kinds: Vec<(Time, Rec)> = h.events.clone();
+    assert_eq!(frw(&h), (2, 1, 3));
+    let kinds = recs(&h);
     assert_eq!(
         kinds,
         vec![
@@ -445,17 +293,17 @@ fn case3b_three_losses_newreno_sack() {
 fn case4_lost_retransmission() {
     for v in ALL {
         let h = run(cfg(v), &[(40, 1), (40, 2)], 200);
-        assert_eq!(h.frw(), (1, 1, 2), "{v:?}");
-        assert_eq!(h.events[1].1, Rec::To(40), "{v:?}");
-        assert_eq!(h.tx_count[&40], 3);
+        assert_eq!(frw(&h), (1, 1, 2), "{v:?}");
+        assert_eq!(recs(&h)[1].1, Rec::To(40), "{v:?}");
+        assert_eq!(h.record().transmissions(40), 3);
         // The timer was restarted by the FR (ns-2 reset_rtx_timer) at the
         // time of the 3rd dupack, and no ACK advanced since: the timeout
         // fires exactly one RTO (200 ms: all samples were 100 ms) later.
-        let fr_t = h.events[0].0;
-        assert_eq!(h.events[1].0, fr_t + 200 * MS, "{v:?}");
+        let fr_t = recs(&h)[0].0;
+        assert_eq!(recs(&h)[1].0, fr_t + 200 * MS, "{v:?}");
         // RFC 5681 (4) at the timeout: FlightSize 20 -> ssthresh 10.
-        assert_eq!(h.s.ssthresh(), 10.0, "{v:?}");
-        h.assert_karn_clean();
+        assert_eq!(h.sender().ssthresh(), 10.0, "{v:?}");
+        assert_karn_clean(&h);
     }
 }
 
@@ -468,15 +316,15 @@ fn case4_lost_retransmission() {
 fn case5_tail_loss_backoff() {
     for v in ALL {
         let h = run(cfg(v), &[(19, 1), (19, 2), (19, 3)], 20);
-        assert_eq!(h.frw(), (0, 3, 3), "{v:?}");
-        let t = h.timeout_times();
+        assert_eq!(frw(&h), (0, 3, 3), "{v:?}");
+        let t = h.record().timeout_times();
         assert_eq!(t[1] - t[0], 400 * MS, "{v:?}");
         assert_eq!(t[2] - t[1], 800 * MS, "{v:?}");
-        assert_eq!(h.st().timeout_rto_sum_ns, u128::from(1400 * MS));
+        assert_eq!(st(&h).timeout_rto_sum_ns, u128::from(1400 * MS));
         // The segment that finally got through was a retransmission: no
         // sample, the backoff (x8) is kept (RFC 6298 §5.7).
-        assert_eq!(h.s.current_rto(), 1600 * MS);
-        h.assert_karn_clean();
+        assert_eq!(h.sender().current_rto(), 1600 * MS);
+        assert_karn_clean(&h);
     }
 }
 
@@ -487,11 +335,11 @@ fn case5_backoff_capped_by_max_rto() {
         let mut c = cfg(v);
         c.max_rto = 500 * MS;
         let h = run(c, &[(19, 1), (19, 2), (19, 3), (19, 4)], 20);
-        assert_eq!(h.frw(), (0, 4, 4), "{v:?}");
-        let t = h.timeout_times();
+        assert_eq!(frw(&h), (0, 4, 4), "{v:?}");
+        let t = h.record().timeout_times();
         let gaps: Vec<Time> = t.windows(2).map(|w| (w[1] - w[0]) / MS).collect();
         assert_eq!(gaps, vec![400, 500, 500], "{v:?}");
-        assert_eq!(h.st().timeout_rto_sum_ns, u128::from(1600 * MS));
+        assert_eq!(st(&h).timeout_rto_sum_ns, u128::from(1600 * MS));
     }
 }
 
@@ -503,9 +351,9 @@ fn case5_small_window_timeout() {
         let mut c = cfg(v);
         c.window = 3;
         let h = run(c, &[(10, 1)], 40);
-        assert_eq!(h.frw(), (0, 1, 1), "{v:?}");
-        assert_eq!(h.events[0].1, Rec::To(10));
-        assert_eq!(h.s.ssthresh(), 2.0);
+        assert_eq!(frw(&h), (0, 1, 1), "{v:?}");
+        assert_eq!(recs(&h)[0].1, Rec::To(10));
+        assert_eq!(h.sender().ssthresh(), 2.0);
     }
 }
 
@@ -518,28 +366,20 @@ fn case5_small_window_timeout() {
 #[test]
 fn case6_karn() {
     for v in ALL {
-        let mut h = Harness::new(
-            TcpConfig {
-                total_segments: Some(50),
-                ..cfg(v)
-            },
-            sink_cfg(v),
-        )
-        .kill(0, 1);
-        h.start();
+        let mut h = net(finite(v, 50), sink_cfg(v), 0).kill_a(0, 1);
         h.run_until(3 * SEC + 150 * MS);
-        assert_eq!(h.timeout_times(), vec![3 * SEC]);
-        assert_eq!(h.s.snd_una(), 1);
-        assert_eq!(h.st().rtt_samples, 0, "{v:?}");
-        assert_eq!(h.s.srtt(), None);
-        assert_eq!(h.s.current_rto(), 6 * SEC);
+        assert_eq!(h.record().timeout_times(), vec![3 * SEC]);
+        assert_eq!(h.sender().snd_una(), 1);
+        assert_eq!(st(&h).rtt_samples, 0, "{v:?}");
+        assert_eq!(h.sender().srtt(), None);
+        assert_eq!(h.sender().current_rto(), 6 * SEC);
         h.run_until(3 * SEC + 250 * MS);
-        assert_eq!(h.st().rtt_samples, 1, "{v:?}");
-        assert_eq!(h.s.srtt(), Some(100 * MS));
-        assert_eq!(h.s.current_rto(), 300 * MS);
+        assert_eq!(st(&h).rtt_samples, 1, "{v:?}");
+        assert_eq!(h.sender().srtt(), Some(100 * MS));
+        assert_eq!(h.sender().current_rto(), 300 * MS);
         h.run_until(600 * SEC);
-        assert!(h.s.finished());
-        h.assert_karn_clean();
+        assert!(h.sender().finished());
+        assert_karn_clean(&h);
     }
 }
 
@@ -559,12 +399,12 @@ fn case7_limited_transmit() {
             c.limited_transmit = lt;
             let h = run(c, &[(3, 1)], 40);
             if lt {
-                assert_eq!(h.frw(), (1, 0, 1), "{v:?} with LT");
+                assert_eq!(frw(&h), (1, 0, 1), "{v:?} with LT");
                 // FlightSize excludes the 2 LT segments: 3 -> ssthresh max(1, 2) = 2.
-                assert_eq!(h.s.ssthresh(), 2.0);
-                assert_eq!(h.events[0].1, Rec::Fr(3, true));
+                assert_eq!(h.sender().ssthresh(), 2.0);
+                assert_eq!(recs(&h)[0].1, Rec::Fr(3, true));
             } else {
-                assert_eq!(h.frw(), (0, 1, 1), "{v:?} without LT");
+                assert_eq!(frw(&h), (0, 1, 1), "{v:?} without LT");
             }
         }
     }
@@ -577,46 +417,28 @@ fn case7_limited_transmit() {
 #[test]
 fn case8_delayed_ack() {
     for v in ALL {
-        let mut h = Harness::new(
-            TcpConfig {
-                total_segments: Some(400),
-                ..cfg(v)
-            },
-            SinkConfig {
-                delayed_ack: true,
-                sack: v == Variant::Sack,
-                ..SinkConfig::default()
-            },
-        );
-        h.start();
+        let c = finite(v, 400);
+        let delack = SinkConfig {
+            delayed_ack: true,
+            ..sink_cfg(v)
+        };
+        let mut h = net(c.clone(), delack.clone(), 0);
         h.run_until(600 * SEC);
-        assert!(h.s.finished());
-        let acks = h.k.acks_sent();
+        assert!(h.sender().finished());
+        let acks = h.sink().acks_sent();
         // Slow start with small odd flights leaves a lone segment waiting for
         // the 100 ms timer 4 times (segments 0, 5, 8 and 13: timer ACKs at
         // 150, 450, 550, 650 ms); every other ACK covers two segments:
         // 4 + (400 - 4) / 2 = 202 ACKs for 400 segments.
-        assert_eq!(h.timer_acks, 4, "{v:?}");
+        assert_eq!(h.record().timer_acks(), 4, "{v:?}");
         assert_eq!(acks, 202, "{v:?}");
-        assert_eq!(h.frw(), (0, 0, 0));
+        assert_eq!(frw(&h), (0, 0, 0));
 
-        let mut h = Harness::new(
-            TcpConfig {
-                total_segments: Some(400),
-                ..cfg(v)
-            },
-            SinkConfig {
-                delayed_ack: true,
-                sack: v == Variant::Sack,
-                ..SinkConfig::default()
-            },
-        )
-        .kill(100, 1);
-        h.start();
+        let mut h = net(c, delack, 0).kill_a(100, 1);
         h.run_until(600 * SEC);
-        assert!(h.s.finished());
-        assert_eq!(h.delivered, 400);
-        assert_eq!(h.frw(), (1, 0, 1), "{v:?}");
+        assert!(h.sender().finished());
+        assert_eq!(h.record().delivered, 400);
+        assert_eq!(frw(&h), (1, 0, 1), "{v:?}");
     }
 }
 
@@ -627,13 +449,7 @@ fn case8_delayed_ack() {
 #[test]
 fn case9_sack_retransmits_only_holes() {
     let h = run(cfg(Variant::Sack), &[(40, 1), (45, 1)], 200);
-    let rtx: Vec<u32> = h
-        .log
-        .iter()
-        .filter(|(_, s)| s.retransmit)
-        .map(|(_, s)| s.seq)
-        .collect();
-    assert_eq!(rtx, vec![40, 45]);
+    assert_eq!(h.record().retransmitted(), vec![40, 45]);
 }
 
 /// ACK loss alone never causes a retransmission when later cumulative ACKs
@@ -641,18 +457,10 @@ fn case9_sack_retransmits_only_holes() {
 #[test]
 fn ack_loss_is_harmless() {
     for v in ALL {
-        let mut h = Harness::new(
-            TcpConfig {
-                total_segments: Some(100),
-                ..cfg(v)
-            },
-            sink_cfg(v),
-        );
-        h.ack_kills = vec![10, 11, 30, 50];
-        h.start();
+        let mut h = net(finite(v, 100), sink_cfg(v), 0).kill_acks(&[10, 11, 30, 50]);
         h.run_until(600 * SEC);
-        assert!(h.s.finished());
-        assert_eq!(h.frw(), (0, 0, 0), "{v:?}");
+        assert!(h.sender().finished());
+        assert_eq!(frw(&h), (0, 0, 0), "{v:?}");
     }
 }
 
@@ -728,23 +536,18 @@ mod prop {
                 total_segments: Some(n),
                 ..cfg(v)
             };
-            let mut h = Harness::new(c, SinkConfig {
-                delayed_ack: delack,
-                sack: v == Variant::Sack,
-                ..SinkConfig::default()
-            });
-            h.ser = ser_us * crate::engine::US;
-            h.kills = kills;
-            h.ack_kills = ack_kills;
-            h.start();
+            let sink = SinkConfig { delayed_ack: delack, ..sink_cfg(v) };
+            let mut h = net(c, sink, ser_us * crate::engine::US)
+                .kills_a(&kills)
+                .kill_acks(&ack_kills);
             h.run_until(3600 * SEC);
-            prop_assert!(h.s.finished(), "{:?} stuck at una {}", v, h.s.snd_una());
-            prop_assert_eq!(h.delivered as u64, n);
-            let s = h.st();
+            prop_assert!(h.sender().finished(), "{:?} stuck at una {}", v, h.sender().snd_una());
+            prop_assert_eq!(h.record().delivered, n);
+            let s = st(&h);
             prop_assert_eq!(s.sent - s.retransmits, n);
             prop_assert_eq!(s.window_cuts, s.fast_retransmits + s.timeouts);
-            prop_assert_eq!(h.events.len() as u64, s.window_cuts);
-            prop_assert!(h.s.cwnd() >= 1.0 && h.s.ssthresh() >= 2.0);
+            prop_assert_eq!(h.record().recoveries.len() as u64, s.window_cuts);
+            prop_assert!(h.sender().cwnd() >= 1.0 && h.sender().ssthresh() >= 2.0);
         }
     }
 }
