@@ -191,9 +191,9 @@ fn case2_recovery_ends_with_the_ops_cwnd() {
         let mut c = cfg(v);
         c.cc = Box::new(EndsBelowSsthresh);
         let h = run(c, &[(40, 1)], 200);
-        assert_eq!(h.frw(), (1, 0, 1), "{v:?}");
-        assert_eq!(h.s.ssthresh(), 10.0, "{v:?}");
-        let t = &h.cwnd_trace;
+        assert_eq!(frw(&h), (1, 0, 1), "{v:?}");
+        assert_eq!(h.sender().ssthresh(), 10.0, "{v:?}");
+        let t = &h.record().cwnd_after_acks();
         let fr = (1..t.len()).find(|&i| t[i] < t[i - 1]).expect("a cut");
         let low = t[fr..].iter().position(|&w| w == 7.0);
         let low = fr + low.unwrap_or_else(|| panic!("{v:?}: never 7 after the cut"));
