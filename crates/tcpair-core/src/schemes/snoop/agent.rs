@@ -4,8 +4,8 @@
 //! (DUPACKs) from the fixed sender.
 //!
 //! FH -> MH, per connection, as the paper's two state machines
-//! (§3.1): `snoop_output()` ([`Snoop::data_to_mh`]) and `snoop_input()`
-//! ([`Snoop::ack_from_mh`]), plus the local retransmission timer. MH -> FH,
+//! (§3.1): `snoop_output()` (`Snoop::data_to_mh`) and `snoop_input()`
+//! (`Snoop::ack_from_mh`), plus the local retransmission timer. MH -> FH,
 //! the ELN behaviour of SPEC (shared with `eln_snoop`, see `eln_track`).
 //!
 //! Interpretations (each also in docs/snoop.md):

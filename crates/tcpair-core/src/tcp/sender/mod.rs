@@ -8,9 +8,9 @@
 //! Where the code lives:
 //! - this file: the state, ACK processing (new ACKs, duplicate ACKs), the
 //!   retransmission timer, sending;
-//! - [`decide`]: the one fast-retransmit decision point (detector,
+//! - `decide`: the one fast-retransmit decision point (detector,
 //!   responder, the record of each decision);
-//! - [`recovery`]: the recovery mechanics (Tahoe, Reno, NewReno, SACK) that
+//! - `recovery`: the recovery mechanics (Tahoe, Reno, NewReno, SACK) that
 //!   carry a decision out and end it.
 
 use super::cc::LossCtx;
