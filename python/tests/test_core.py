@@ -122,6 +122,26 @@ BAD = [
         ['nodes.bs.bs=[{agent="clrp", rxmit_threshold=0}]'],
         ["nodes[1].bs[0].rxmit_threshold", "0"],
     ),
+    ("unknown TCP variant", None, ["flows.tcp1.variant=cubic"], ["flows[0].variant", "cubic"]),
+    (
+        "unknown loss detector",
+        None,
+        ["flows.tcp1.tcp.detector=psychic"],
+        ["flows[0].tcp.detector", "psychic", "oracle"],
+    ),
+    ("unknown responder", None, ["flows.tcp1.tcp.responder=18"], ["flows[0].tcp.responder", "18"]),
+    (
+        "congestion op parameter out of range",
+        None,
+        ['flows.tcp1.tcp.congestion={name="veno", beta=-1}'],
+        ["flows[0].tcp.congestion.beta", "-1"],
+    ),
+    (
+        "ELN alias against another detector",
+        None,
+        ["flows.tcp1.tcp.eln=true", "flows.tcp1.tcp.detector=oracle"],
+        ["flows[0].tcp.eln", "oracle"],
+    ),
 ]
 
 
@@ -293,3 +313,31 @@ def test_bs_schemes_from_cli_and_api(cli, tmp_path: Path, scheme: str) -> None:
         assert flow["bs_retransmits"] > 0 and state["pkts_peak"].max() > 0
     else:
         assert flow["eln_retransmits"] > 0 and state["pkts_peak"].max() == 0
+
+
+def test_sender_parts_from_cli_and_api(cli, tmp_path: Path) -> None:
+    """A congestion op, a detector and a responder chosen by name: the flow row
+    names them, and the recoveries table holds each decision beside the truth."""
+    sets = [
+        "links.wireless.forward.loss.p=0.02",
+        SHORT,
+        "flows.tcp1.variant=westwood+",
+        "flows.tcp1.tcp.detector=oracle",
+        "flows.tcp1.tcp.responder=21",
+    ]
+    args = [a for o in sets for a in ("--set", o)]
+    code, stdout, err = cli("run", CLRP, *args, "--json")
+    assert code == 0, err
+    flow = json.loads(stdout)["flows"][0]
+    parts = (flow["congestion"], flow["detector"], flow["responder"])
+    assert parts == ("westwood+", "oracle", "21")
+    res = tcpair.run(CLRP, overrides=sets)
+    rec = res.recoveries
+    frs = rec[rec["event"] == "fast_retransmit"]
+    assert len(frs) > 5
+    # Every loss is wireless here: the oracle says so, and responder 21 sets
+    # cwnd = ssthresh = 1 segment.
+    assert (frs["verdict"] == "wireless").all()
+    assert set(frs["true_verdict"]) <= {"wireless", ""}
+    assert (frs["cwnd_after"] == 1.0).all() and (frs["ssthresh_after"] == 1.0).all()
+    assert res.flows.iloc[0]["wireless_frs"] == len(frs)

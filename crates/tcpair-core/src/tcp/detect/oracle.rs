@@ -14,7 +14,7 @@ use crate::registry::Entry;
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "oracle",
     summary: "the simulator's ground truth: congestion iff the segment was lost to a queue or on a wired link",
-    source: "our addition (SPEC, LDAs)",
+    source: "our addition: the bound for loss-differentiation algorithms",
     build: |v| {
         no_params(v)?;
         Ok(Box::new(Oracle))
