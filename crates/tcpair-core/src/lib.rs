@@ -36,7 +36,7 @@ pub fn catalog() -> serde_json::Value {
         "detectors": entries(tcp::detect::REGISTRY),
         "responders": entries(tcp::respond::REGISTRY),
         "error_models": impair::REGISTRY.iter().map(|m| named(m.name, m.summary)).collect::<Vec<_>>(),
-        "bs_agents": schemes::BS_AGENTS.iter().map(|a| named(a.name, a.summary)).collect::<Vec<_>>(),
+        "bs_agents": entries(schemes::BS_AGENTS),
         "impairments": ["loss", "reorder", "duplicate", "outages"],
         "link_kinds": ["wired", "wireless"],
         "node_kinds": ["host", "router"],

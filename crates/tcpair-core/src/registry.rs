@@ -1,8 +1,9 @@
 //! Registries of named, pluggable parts (congestion ops, loss detectors,
-//! responders): each entry is one line naming the part, summarising it,
-//! citing the source it implements, and pointing at its builder. Scenario
-//! files choose an entry by name (`"veno"`) or by a table with a `name` key
-//! and the part's parameters (`{ name = "pr", min_small_rtts = 6 }`);
+//! responders, BS agents): each entry is one line naming the part,
+//! summarising it, citing the source it implements, and pointing at its
+//! builder. Scenario files choose an entry by name (`"veno"`) or by a table
+//! with a key naming it and the part's parameters (`{ name = "pr",
+//! min_small_rtts = 6 }`; BS agents: `{ agent = "snoop", cache = 50 }`);
 //! `tcpair list` and every "known: ..." in an error message are read off the
 //! registry, never typed in twice.
 
@@ -60,25 +61,36 @@ pub fn pick<'a, B>(
     what: &str,
     path: &str,
 ) -> Result<(&'a Entry<B>, Value), ConfigError> {
+    pick_by(entries, v, what, "name", path)
+}
+
+/// As [`pick`], with the table's naming key `key` (BS agents: `agent`).
+pub fn pick_by<'a, B>(
+    entries: &'a [Entry<B>],
+    v: &Value,
+    what: &str,
+    key: &str,
+    path: &str,
+) -> Result<(&'a Entry<B>, Value), ConfigError> {
     let (name, params) = match v {
         Value::Object(m) => {
-            let Some(n) = m.get("name") else {
+            let Some(n) = m.get(key) else {
                 return Err(ConfigError::new(
                     path,
                     format!(
-                        "a {what} table needs a `name` key naming one of: {}",
+                        "a {what} table needs a `{key}` key naming one of: {}",
                         names(entries)
                     ),
                 ));
             };
             let Some(n) = name_of(n) else {
                 return Err(ConfigError::new(
-                    format!("{path}.name"),
+                    format!("{path}.{key}"),
                     format!("must name one of: {}, got {n}", names(entries)),
                 ));
             };
             let mut rest = m.clone();
-            rest.remove("name");
+            rest.remove(key);
             (n, Value::Object(rest))
         }
         other => match name_of(other) {
@@ -86,7 +98,7 @@ pub fn pick<'a, B>(
             None => {
                 return Err(ConfigError::new(
                     path,
-                    format!("a {what} is a name or a table with a `name` key, got {other}"),
+                    format!("a {what} is a name or a table with a `{key}` key, got {other}"),
                 ))
             }
         },

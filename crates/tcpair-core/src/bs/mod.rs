@@ -18,6 +18,7 @@ use crate::engine::Time;
 use crate::error::ConfigError;
 use crate::net::LinkKind;
 use crate::packet::{FlowId, NodeId, Packet};
+use crate::registry::{self, Entry};
 
 pub mod meter;
 
@@ -121,64 +122,20 @@ pub(crate) fn conn_slot<T>(conns: &mut Vec<T>, flow: FlowId, make: impl FnMut() 
 /// removed). Errors name fields relative to that table.
 pub type BuildFn = fn(&serde_json::Value, NodeId) -> Result<Box<dyn BsAgent>, ConfigError>;
 
-/// One registered BS agent.
-pub struct AgentInfo {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub build: BuildFn,
-}
+/// One registered BS agent: a registry entry whose builder takes the
+/// agent's parameter table and its node.
+pub type AgentInfo = Entry<BuildFn>;
 
-/// Build the agent described by `v` from `registry`: a name (`"snoop"`) or
+/// Build the agent described by `v` from `agents`: a name (`"snoop"`) or
 /// a table with an `agent` key and the agent's parameters. `path` is its
 /// place in the scenario, for error messages.
 pub fn build_from(
-    registry: &[AgentInfo],
+    agents: &[AgentInfo],
     v: &serde_json::Value,
     node: NodeId,
     path: &str,
 ) -> Result<Box<dyn BsAgent>, ConfigError> {
-    let known = || {
-        registry
-            .iter()
-            .map(|a| a.name)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let (name, params) = match v {
-        serde_json::Value::String(s) => (s.clone(), serde_json::json!({})),
-        serde_json::Value::Object(m) => {
-            let Some(n) = m.get("agent") else {
-                return Err(ConfigError::new(
-                    path,
-                    format!(
-                        "a BS agent table needs an `agent` key naming one of: {}",
-                        known()
-                    ),
-                ));
-            };
-            let Some(n) = n.as_str() else {
-                return Err(ConfigError::new(
-                    format!("{path}.agent"),
-                    format!("must be a string naming one of: {}, got {n}", known()),
-                ));
-            };
-            let mut rest = m.clone();
-            rest.remove("agent");
-            (n.to_string(), serde_json::Value::Object(rest))
-        }
-        other => {
-            return Err(ConfigError::new(
-                path,
-                format!("a BS agent is a name or a table with an `agent` key, got {other}"),
-            ))
-        }
-    };
-    let info = registry.iter().find(|a| a.name == name).ok_or_else(|| {
-        ConfigError::new(
-            path,
-            format!("unknown BS agent {name:?} (known: {})", known()),
-        )
-    })?;
+    let (info, params) = registry::pick_by(agents, v, "BS agent", "agent", path)?;
     (info.build)(&params, node).map_err(|e| e.within(path))
 }
 

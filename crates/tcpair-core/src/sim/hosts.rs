@@ -114,13 +114,8 @@ impl Sim {
             None
         };
         let info = AckInfo {
-            ack: p.seq,
-            ts_echo: p.ts_echo,
-            rcv_at: p.sent_at,
-            sack: p.sack,
-            eln: p.has_flag(flags::ELN),
-            loss: p.loss,
             truth,
+            ..AckInfo::of(p)
         };
         self.snd_out.clear();
         self.flows[p.flow as usize]

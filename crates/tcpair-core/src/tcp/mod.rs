@@ -22,7 +22,7 @@
 //! next expected segment number. `cwnd` and `ssthresh` are in packets.
 
 use crate::engine::{Time, MS, SEC};
-use crate::packet::{LossBlocks, SackBlocks};
+use crate::packet::{flags, LossBlocks, Packet, SackBlocks};
 use crate::registry::Entry;
 use crate::schemes::clrp::mh::MhConfig;
 
@@ -216,6 +216,22 @@ pub struct AckInfo {
     /// only for senders whose detector asks for it (`oracle`). None if the
     /// segment was not lost.
     pub truth: Option<Cause>,
+}
+
+impl AckInfo {
+    /// What the ACK packet `p` tells its sender (no ground truth).
+    #[inline]
+    pub fn of(p: &Packet) -> AckInfo {
+        AckInfo {
+            ack: p.seq,
+            ts_echo: p.ts_echo,
+            rcv_at: p.sent_at,
+            sack: p.sack,
+            eln: p.has_flag(flags::ELN),
+            loss: p.loss,
+            truth: None,
+        }
+    }
 }
 
 /// One segment the sender wants transmitted now.

@@ -59,15 +59,7 @@ impl Loop {
 
     fn at_sender(&mut self, p: &Packet) {
         let now = self.q.now();
-        let ack = AckInfo {
-            ack: p.seq,
-            ts_echo: p.ts_echo,
-            rcv_at: p.sent_at,
-            sack: p.sack,
-            eln: p.has_flag(flags::ELN),
-            loss: p.loss,
-            truth: None,
-        };
+        let ack = AckInfo::of(p);
         self.out.clear();
         self.sender.on_ack(now, &ack, &mut self.out);
         let cwnd = self.sender.cwnd();

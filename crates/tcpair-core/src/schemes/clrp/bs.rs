@@ -43,6 +43,7 @@ use serde::Deserialize;
 pub const INFO: AgentInfo = AgentInfo {
     name: "clrp",
     summary: "CLRP-BS: wireless-loss blocks on ACKs to an MH sender; cache, loss list and local retransmission for an MH receiver (paper 001)",
+    source: "Sun et al. 2005 §II",
     build,
 };
 

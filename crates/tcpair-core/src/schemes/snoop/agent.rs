@@ -50,6 +50,7 @@ use serde::Deserialize;
 pub const INFO: AgentInfo = AgentInfo {
     name: "snoop",
     summary: "Snoop: caches FH->MH data, local retransmissions, DUPACK suppression; ELN for MH->FH (paper 002)",
+    source: "Amir et al. 1995 §3.1; ns-2 snoop.cc",
     build,
 };
 

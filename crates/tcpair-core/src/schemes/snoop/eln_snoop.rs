@@ -21,6 +21,7 @@ use serde::Deserialize;
 pub const INFO: AgentInfo = AgentInfo {
     name: "eln_snoop",
     summary: "ELN-based Snoop: no cache, ELN on DUPACKs for packets lost on the wireless hop (paper 000 §2.2)",
+    source: "Chen et al. 2002 §2.2",
     build,
 };
 

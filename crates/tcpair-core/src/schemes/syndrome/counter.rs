@@ -20,6 +20,7 @@ use serde::Deserialize;
 pub const INFO: AgentInfo = AgentInfo {
     name: "syndrome",
     summary: "Syndrome counter: numbers the data packets relayed per connection (paper 000)",
+    source: "Chen et al. 2002 §3, Fig. 1 lines 1-6",
     build,
 };
 

@@ -88,9 +88,27 @@ pub(crate) fn no_params(v: &serde_json::Value) -> Result<(), ConfigError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::MS;
+
+    /// cwnd 10 and ssthresh 7 before the loss, TCP's own response (5, 5), a
+    /// window limit of 48, 1000-byte packets.
+    pub(crate) fn query(h: &History) -> ResponseQuery<'_> {
+        ResponseQuery {
+            before: Window {
+                cwnd: 10.0,
+                ssthresh: 7.0,
+            },
+            own: Window {
+                cwnd: 5.0,
+                ssthresh: 5.0,
+            },
+            history: h,
+            window_limit: 48,
+            packet_size: 1000,
+        }
+    }
 
     /// A fixed history: usable windows 4, 8, 12 (mean 8, max 12); one
     /// round of 10 segments in 100 ms (100 segments/s) with RTT_min 40 ms:
@@ -134,19 +152,7 @@ mod tests {
         ];
         let names: Vec<&str> = REGISTRY.iter().map(|e| e.name).collect();
         assert_eq!(names, expect.map(|(n, _)| n), "registry order");
-        let q = ResponseQuery {
-            before: Window {
-                cwnd: 10.0,
-                ssthresh: 7.0,
-            },
-            own: Window {
-                cwnd: 5.0,
-                ssthresh: 5.0,
-            },
-            history: &h,
-            window_limit: 48,
-            packet_size: 1000,
-        };
+        let q = query(&h);
         for (entry, (name, want)) in REGISTRY.iter().zip(expect) {
             let mut r = (entry.build)(&serde_json::json!({})).unwrap();
             assert_eq!(r.name(), name);

@@ -179,19 +179,7 @@ mod tests {
     #[test]
     fn without_history_the_previous_cwnd_stands_in() {
         let h = History::default();
-        let q = ResponseQuery {
-            before: Window {
-                cwnd: 10.0,
-                ssthresh: 7.0,
-            },
-            own: Window {
-                cwnd: 5.0,
-                ssthresh: 5.0,
-            },
-            history: &h,
-            window_limit: 48,
-            packet_size: 1000,
-        };
+        let q = super::super::tests::query(&h);
         for m in [14, 15, 17, 24, 25, 27] {
             let Response::Set(w) = Table1::new(m).unwrap().respond(&q) else {
                 panic!("Table 1 methods set a window");

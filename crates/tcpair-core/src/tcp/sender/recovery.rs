@@ -93,9 +93,7 @@ impl TcpSender {
                 self.partial_seen = false;
             }
             Recovery::Sack => {
-                self.in_recovery = true;
-                self.sb.extend_to(self.max_sent);
-                self.sb.clear_retransmitted();
+                self.enter_sack_recovery();
                 // RFC 6675 §5 (4.2) cwnd = ssthresh; (4.3) retransmit HighACK+1.
                 self.begin_fr(now, own.cwnd, own.ssthresh, out);
                 self.sb.set_retransmitted(self.snd_una);
@@ -146,14 +144,20 @@ impl TcpSender {
                 self.partial_seen = false;
             }
             Recovery::Sack => {
-                self.in_recovery = true;
-                self.sb.extend_to(self.max_sent);
-                self.sb.clear_retransmitted();
+                self.enter_sack_recovery();
                 self.cwnd = w.cwnd;
                 self.transmit(now, seq, out); // marks it and sets HighRxt
             }
         }
         self.rto_deadline = Some(now + self.rto.rto());
+    }
+
+    /// RFC 6675 §5 (4): a new loss-recovery episode; its retransmission
+    /// marks start afresh.
+    fn enter_sack_recovery(&mut self) {
+        self.in_recovery = true;
+        self.sb.extend_to(self.max_sent);
+        self.sb.clear_retransmitted();
     }
 
     /// RFC 6675 §5 (C): while cwnd - pipe >= 1, send NextSeg().
