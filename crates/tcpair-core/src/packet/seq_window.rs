@@ -94,10 +94,14 @@ impl<V: Slot> SeqWindow<V> {
             return false;
         };
         let idx = idx as usize;
-        if idx >= self.slots.len() {
-            self.slots.resize(idx + 1, V::EMPTY);
+        if idx < self.slots.len() {
+            self.slots[idx] = v;
+        } else {
+            while self.slots.len() < idx {
+                self.slots.push_back(V::EMPTY);
+            }
+            self.slots.push_back(v);
         }
-        self.slots[idx] = v;
         true
     }
 
@@ -108,14 +112,10 @@ impl<V: Slot> SeqWindow<V> {
             return;
         }
         let n = ((to - self.base) as usize).min(self.slots.len());
-        match n {
-            0 => {}
-            1 => {
-                self.slots.pop_front();
-            }
-            _ => {
-                self.slots.drain(..n);
-            }
+        if n == 1 {
+            self.slots.pop_front();
+        } else if n > 1 {
+            self.slots.drain(..n);
         }
         self.base = to;
     }

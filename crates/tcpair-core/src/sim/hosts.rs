@@ -5,7 +5,7 @@
 use super::{Ev, Sim};
 use crate::engine::Time;
 use crate::metrics::{RecoveryKind, RecoveryRecord};
-use crate::packet::{flags, FlowId, Packet, PktKind, PktRef, Retx};
+use crate::packet::{FlowId, Packet, PktKind, PktRef, Retx};
 use crate::tcp::{AckInfo, RecoveryEvent};
 
 impl Sim {
@@ -68,19 +68,7 @@ impl Sim {
         if let Some(ack) = self.sink_out.ack.take() {
             let f = &mut self.flows[flow as usize];
             f.sink_c.acks_sent += 1;
-            let mut pkt = Packet::ack(
-                flow,
-                (f.plan.dst, f.plan.src),
-                f.plan.ack_size,
-                ack.ack,
-                now,
-                ack.ts_echo,
-            );
-            if ack.eln {
-                pkt.flags |= flags::ELN;
-            }
-            pkt.sack = ack.sack;
-            pkt.loss = ack.loss;
+            let pkt = ack.packet(flow, (f.plan.dst, f.plan.src), f.plan.ack_size, now);
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
             let _ = self.forward(r);

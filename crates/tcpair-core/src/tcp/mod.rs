@@ -22,7 +22,7 @@
 //! next expected segment number. `cwnd` and `ssthresh` are in packets.
 
 use crate::engine::{Time, MS, SEC};
-use crate::packet::{flags, LossBlocks, Packet, SackBlocks};
+use crate::packet::{flags, FlowId, LossBlocks, NodeId, Packet, SackBlocks};
 use crate::registry::Entry;
 use crate::schemes::clrp::mh::MhConfig;
 
@@ -219,6 +219,18 @@ pub struct AckInfo {
 }
 
 impl AckInfo {
+    /// The ACK packet that carries this: `size` bytes from the receiver to
+    /// the sender (`ends`), sent at `now`.
+    #[inline]
+    pub fn packet(&self, flow: FlowId, ends: (NodeId, NodeId), size: u32, now: Time) -> Packet {
+        Packet {
+            flags: if self.eln { flags::ELN } else { 0 },
+            sack: self.sack,
+            loss: self.loss,
+            ..Packet::ack(flow, ends, size, self.ack, now, self.ts_echo)
+        }
+    }
+
     /// What the ACK packet `p` tells its sender (no ground truth).
     #[inline]
     pub fn of(p: &Packet) -> AckInfo {

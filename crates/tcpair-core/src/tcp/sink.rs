@@ -133,7 +133,7 @@ impl TcpSink {
     }
 
     fn held(&self, seq: u32) -> bool {
-        self.ooo.contains(seq)
+        self.held_count > 0 && self.ooo.contains(seq)
     }
 
     pub fn on_data(&mut self, now: Time, seq: u32, sent_at: Time, out: &mut SinkOutput) {
@@ -166,7 +166,7 @@ impl TcpSink {
             // Deliver seq and everything contiguous held above it.
             self.rcv_nxt += 1;
             let mut n = 1;
-            while self.ooo.contains(self.rcv_nxt) {
+            while self.held_count > 0 && self.ooo.contains(self.rcv_nxt) {
                 self.rcv_nxt += 1;
                 self.held_count -= 1;
                 n += 1;

@@ -260,12 +260,7 @@ impl Loop {
             return;
         }
         let ends = (RECEIVER, SENDER);
-        let mut p = Packet::ack(FLOW, ends, ACK_SIZE, ack.ack, now, ack.ts_echo);
-        if ack.eln {
-            p.flags |= flags::ELN;
-        }
-        p.sack = ack.sack;
-        p.loss = ack.loss;
+        let p = ack.packet(FLOW, ends, ACK_SIZE, now);
         let (at, ev) = match self.acks {
             AckRoute::Direct(d) => (now + d, Ev::AtSender(p)),
             AckRoute::Hops if self.two_hops => (self.hops[1].link.ack_arrival(now), Ev::AtBs(p)),
