@@ -8,7 +8,7 @@
 //!   `snoop_output()`/`snoop_input()`), [`eln_snoop`] (`eln_snoop`: no cache,
 //!   ELN on DUPACKs for packets the BS forwarded) and [`eln_track`] (the
 //!   MH -> FH half both share: holes in what arrives from the MH get ELN on
-//!   the FH's DUPACKs).
+//!   the FH's DUPACKs); [`params`]: Snoop's parameters and their defaults.
 //! - Sender part: none of its own; an ELN-aware sender is the `eln`
 //!   detector (`tcp::detect::eln`) with the restoring responder.
 //! - Receiver part: the plain sink.
@@ -22,3 +22,4 @@
 pub mod agent;
 pub mod eln_snoop;
 pub mod eln_track;
+pub mod params;
