@@ -34,6 +34,16 @@ pub fn names<B>(entries: &[Entry<B>]) -> String {
 /// A registry of parts built as `Box<T>`.
 pub type Builder<T> = fn(&Value) -> Result<Box<T>, ConfigError>;
 
+/// A part without parameters: its table must be empty (an unknown key is
+/// an error naming it).
+pub fn no_params(v: &Value) -> Result<(), ConfigError> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Empty {}
+    let _: Empty = crate::error::from_value(v)?;
+    Ok(())
+}
+
 /// `entries` as `[{name, summary, source}]`, for `tcpair list`.
 pub fn catalog<B>(entries: &[Entry<B>]) -> Value {
     entries

@@ -7,7 +7,7 @@ use super::{tables, Sim};
 use crate::engine::{to_secs, Time};
 use crate::metrics::jain_fairness;
 use crate::schemes::{clrp, syndrome};
-use crate::tcp::{detect, Counters};
+use crate::tcp::detect;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -156,13 +156,16 @@ fn scheme_counters(f: &FlowState) -> BTreeMap<&'static str, u64> {
         .iter()
         .flat_map(|names| names.iter().map(|&n| (n, 0)))
         .collect();
-    let base: Counters = f.base_counters.clone();
     for (name, v) in f.counters() {
         debug_assert!(
             m.contains_key(name),
             "counter {name} not in SCHEME_COUNTERS"
         );
-        let b = base.iter().find(|(n, _)| *n == name).map_or(0, |&(_, b)| b);
+        let b = f
+            .base_counters
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |&(_, b)| b);
         m.insert(name, v - b);
     }
     m

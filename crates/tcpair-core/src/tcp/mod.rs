@@ -187,16 +187,6 @@ impl Default for TcpConfig {
     }
 }
 
-impl TcpConfig {
-    /// The default configuration with `recovery` (and Reno-style AIMD).
-    pub fn with_recovery(recovery: Recovery) -> Self {
-        Self {
-            recovery,
-            ..Self::default()
-        }
-    }
-}
-
 /// What an ACK tells the sender.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AckInfo {

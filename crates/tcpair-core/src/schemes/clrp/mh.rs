@@ -137,11 +137,6 @@ impl ClrpMh {
         self.rtx = v;
     }
 
-    /// The list itself (for tests and state accounting).
-    pub fn list(&self) -> &NoticeList {
-        &self.list
-    }
-
     /// DUPACKs not counted because they asked for a listed packet.
     pub fn dupacks_ignored(&self) -> u64 {
         self.dupacks_ignored

@@ -4,10 +4,9 @@
 //! §3.1 eq. (4), integer as ns-2) and fast recovery ends at ssthresh.
 
 use super::{half_flight, BuildFn, CongestionOps, LossCtx};
-use crate::error::{from_value, ConfigError};
-use crate::registry::Entry;
+use crate::error::ConfigError;
+use crate::registry::{no_params, Entry};
 use crate::tcp::{History, Window};
-use serde::Deserialize;
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "reno",
@@ -16,12 +15,8 @@ pub const ENTRY: Entry<BuildFn> = Entry {
     build,
 };
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params {}
-
 fn build(v: &serde_json::Value) -> Result<Box<dyn CongestionOps>, ConfigError> {
-    let _: Params = from_value(v)?;
+    no_params(v)?;
     Ok(Box::new(Reno))
 }
 

@@ -3,8 +3,8 @@
 //! mistakenly detected as wireless FR/FRs" (§4.3), and in their W group the
 //! responder answers every FR/FR.
 
-use super::{no_params, BuildFn, Cause, Detector, Query};
-use crate::registry::Entry;
+use super::{BuildFn, Cause, Detector, Query};
+use crate::registry::{no_params, Entry};
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "always_wireless",

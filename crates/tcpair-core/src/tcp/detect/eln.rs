@@ -5,8 +5,8 @@
 //! ELN-Snoop). With the restoring responder this is the ELN-aware sender of
 //! Syndrome and ELN-Snoop (`tcp.eln = true` is the alias).
 
-use super::{no_params, BuildFn, Cause, Counters, Decision, Detector, Query};
-use crate::registry::Entry;
+use super::{BuildFn, Cause, Counters, Decision, Detector, Query};
+use crate::registry::{no_params, Entry};
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "eln",

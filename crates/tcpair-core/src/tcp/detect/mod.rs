@@ -95,12 +95,3 @@ pub static REGISTRY: &[Entry<BuildFn>] = &[
     oracle::ENTRY,
     always_wireless::ENTRY,
 ];
-
-/// A detector without parameters: checks that its table is empty.
-pub(crate) fn no_params(v: &serde_json::Value) -> Result<(), ConfigError> {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Empty {}
-    let _: Empty = crate::error::from_value(v)?;
-    Ok(())
-}

@@ -1,7 +1,7 @@
 //! `none`: every loss is congestion. Plain TCP.
 
-use super::{no_params, BuildFn, Cause, Detector, Query};
-use crate::registry::Entry;
+use super::{BuildFn, Cause, Detector, Query};
+use crate::registry::{no_params, Entry};
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "none",

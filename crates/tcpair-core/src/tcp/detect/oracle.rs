@@ -8,8 +8,8 @@
 //! the ideal response to the latter keeps the window. Not realisable by a
 //! real sender: the bound that other detectors are measured against.
 
-use super::{no_params, BuildFn, Cause, Detector, Query};
-use crate::registry::Entry;
+use super::{BuildFn, Cause, Detector, Query};
+use crate::registry::{no_params, Entry};
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "oracle",

@@ -82,11 +82,6 @@ pub fn default_responder() -> Box<dyn Responder> {
     Box::new(restore::Restore)
 }
 
-/// A responder without parameters: checks that its table is empty.
-pub(crate) fn no_params(v: &serde_json::Value) -> Result<(), ConfigError> {
-    crate::tcp::detect::no_params(v)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

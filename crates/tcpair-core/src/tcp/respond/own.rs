@@ -2,8 +2,8 @@
 //! baseline every other method is measured against. With it a sender
 //! behaves exactly as plain TCP, whatever its detector says.
 
-use super::{no_params, BuildFn, Responder, Response, ResponseQuery};
-use crate::registry::Entry;
+use super::{BuildFn, Responder, Response, ResponseQuery};
+use crate::registry::{no_params, Entry};
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "0",

@@ -4,8 +4,8 @@
 //! algorithm assumes, §4.1). With the `eln` detector it is the ELN-aware
 //! sender of Chen et al. 2002 (Fig. 1 lines 19-22).
 
-use super::{no_params, BuildFn, Responder, Response, ResponseQuery};
-use crate::registry::Entry;
+use super::{BuildFn, Responder, Response, ResponseQuery};
+use crate::registry::{no_params, Entry};
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "1",

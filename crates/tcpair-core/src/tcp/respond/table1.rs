@@ -21,8 +21,8 @@
 //! 65535 / packet_size packets. Choices 4, 5 and 7 take the previous cwnd
 //! until the history has a value; every choice is at least one segment.
 
-use super::{no_params, BuildFn, Responder, Response, ResponseQuery};
-use crate::registry::Entry;
+use super::{BuildFn, Responder, Response, ResponseQuery};
+use crate::registry::{no_params, Entry};
 use crate::tcp::Window;
 
 /// Largest TCP window without window scaling, bytes (RFC 7323 §2.1).
