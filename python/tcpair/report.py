@@ -12,8 +12,11 @@ import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+
+from tcpair.verdict import FAILS, HOLDS, INCONCLUSIVE, NA
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;
@@ -33,23 +36,50 @@ pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow-x:auto;font-s
 blockquote.paper{border-left:4px solid #36c;margin:.5em 0;padding:.3em .8em;background:#f5f8ff}
 """
 
-HOLDS = "holds"
-FAILS = "does not hold"
-NA = "not assessed"
-
 
 @dataclass
 class Claim:
-    """A published or expected statement set beside our numbers."""
+    """A published or expected statement set beside our numbers.
+
+    ``verdict`` is one of :data:`tcpair.verdict.OUTCOMES`, decided by the rule in
+    :mod:`tcpair.verdict`. The structured fields go to ``verdicts.json``:
+    ``claim_id`` (stable within a target), ``rule`` (the rule's test in words,
+    e.g. "paired ratio CI > 1"), ``numbers`` (the estimates and intervals it was
+    decided on, JSON-ready), ``seeds`` (seeds per point it used) and
+    ``provisional`` (decided on a quick run).
+    """
 
     source: str
     text: str
     verdict: str
     detail: str = ""
+    claim_id: str = ""
+    rule: str = ""
+    numbers: dict[str, Any] = field(default_factory=dict)
+    seeds: int | None = None
+    provisional: bool = False
 
     @property
     def css(self) -> str:
-        return {HOLDS: "holds", FAILS: "fails"}.get(self.verdict, "na")
+        base = {HOLDS: "holds", FAILS: "fails", INCONCLUSIVE: "inconclusive"}.get(
+            self.verdict, "na"
+        )
+        return f"{base} provisional" if self.provisional else base
+
+    def record(self, target: str) -> dict[str, Any]:
+        """This claim as a ``verdicts.json`` record."""
+        return {
+            "target": target,
+            "claim_id": self.claim_id,
+            "source": self.source,
+            "claim": self.text,
+            "rule": self.rule,
+            "numbers": self.numbers,
+            "outcome": self.verdict,
+            "provisional": self.provisional,
+            "seeds": self.seeds,
+            "detail": self.detail,
+        }
 
 
 @dataclass
@@ -183,6 +213,7 @@ def write_index(results_dir: Path, entries: Sequence[IndexEntry]) -> Path:
 __all__ = [
     "FAILS",
     "HOLDS",
+    "INCONCLUSIVE",
     "NA",
     "Claim",
     "Figure",
