@@ -46,7 +46,9 @@ class Claim:
     ``claim_id`` (stable within a target), ``rule`` (the rule's test in words,
     e.g. "paired ratio CI > 1"), ``numbers`` (the estimates and intervals it was
     decided on, JSON-ready), ``seeds`` (seeds per point it used) and
-    ``provisional`` (decided on a quick run).
+    ``provisional`` (decided on a quick run). ``cause`` says, for a claim that
+    does not hold, why (in a sentence) and where the docs explain it
+    (``docs/clrp.md``, section "...").
     """
 
     source: str
@@ -58,6 +60,7 @@ class Claim:
     numbers: dict[str, Any] = field(default_factory=dict)
     seeds: int | None = None
     provisional: bool = False
+    cause: str = ""
 
     @property
     def css(self) -> str:
@@ -79,6 +82,7 @@ class Claim:
             "provisional": self.provisional,
             "seeds": self.seeds,
             "detail": self.detail,
+            "cause": self.cause,
         }
 
 
