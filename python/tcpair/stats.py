@@ -43,6 +43,10 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
     if n == 0:
         return Summary(math.nan, math.nan, 0, math.nan)
     mean = float(arr.mean())
+    if n > 1 and float(arr.max()) == float(arr.min()):
+        # Identical values: the spread is exactly 0 (arithmetic would leave
+        # rounding noise such as 1e-13 in the std and the CI).
+        return Summary(mean, 0.0, n, 0.0)
     std = float(arr.std(ddof=1)) if n > 1 else 0.0
     return Summary(mean, std, n, t_halfwidth(std, n, confidence) if n > 1 else math.nan)
 

@@ -8,6 +8,7 @@ import stat
 import time
 from pathlib import Path
 
+import needs
 import pytest
 from browser import BrowserError, SiteReport, check_site, find_chromium, main
 from matplotlib.figure import Figure
@@ -17,10 +18,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    path = find_chromium()
-    if path is None:
-        pytest.skip("chromium not installed (install chromium or set TCPAIR_CHROMIUM)")
-    return path
+    return needs.chromium()
 
 
 def write_figure(path: Path) -> None:

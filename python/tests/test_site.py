@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import needs
 import pytest
-from browser import check_site, find_chromium
+from browser import check_site
 
 import tcpair
 from tcpair.reproduce import reproduce
@@ -60,9 +61,7 @@ def test_site_layout_and_content(site: Path) -> None:
 
 @pytest.mark.browser
 def test_every_page_loads_and_every_image_renders(site: Path) -> None:
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("chromium not installed (Debian package `chromium`)")
+    chromium = needs.chromium()
     report = check_site(site / "index.html", chromium=chromium)
     assert report.ok, "\n".join(report.problems)
     visited = {Path(p.url.removeprefix("file://")).resolve() for p in report.pages}

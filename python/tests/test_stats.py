@@ -34,6 +34,13 @@ def test_degenerate_samples() -> None:
     assert math.isnan(t_halfwidth(1.0, 1))
 
 
+def test_identical_values_have_exactly_zero_spread() -> None:
+    # Seven copies of 1234.567: numpy's std is 2.46e-13 (rounding in the mean).
+    s = summarize([1234.567] * 7)
+    assert (s.std, s.ci95) == (0.0, 0.0)
+    assert summarize([2.5, 2.5, 2.5]).ci95 == 0.0
+
+
 def test_aggregate_sorted_by_keys() -> None:
     df = pd.DataFrame(
         {"v": ["b", "a", "a", "b"], "p": [0.1, 0.1, 0.1, 0.1], "x": [1.0, 2.0, 4.0, 3.0]}

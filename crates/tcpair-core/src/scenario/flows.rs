@@ -3,12 +3,13 @@
 
 use super::topo::lookup;
 use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec};
-use crate::engine::secs;
+use crate::engine::{secs, stream, Time};
 use crate::error::{in_range, ConfigError};
 use crate::net::{shortest_path, DirId, LinkKind, NodeKind, Topology};
 use crate::packet::NodeId;
 use crate::schemes::syndrome::receiver::UnusedCredit;
 use crate::tcp::{Recovery, SinkConfig};
+use rand::Rng;
 
 /// Build every flow of `spec` (fills in default flow names).
 pub(super) fn build(
@@ -20,6 +21,7 @@ pub(super) fn build(
         return Err(err("flows", "a scenario needs at least one flow"));
     }
     let agents = AgentNodes::of(spec);
+    let seed = spec.run.seed;
     let mut flows: Vec<FlowPlan> = Vec::with_capacity(spec.flows.len());
     for (i, f) in spec.flows.iter_mut().enumerate() {
         let p = format!("flows[{i}]");
@@ -31,7 +33,7 @@ pub(super) fn build(
             ));
         }
         f.name = Some(name.clone());
-        flows.push(flow(&p, name, f, topo, duration, &agents)?);
+        flows.push(flow(&p, name, f, topo, duration, seed, &agents)?);
     }
     Ok(flows)
 }
@@ -42,17 +44,12 @@ fn flow(
     f: &mut FlowSpec,
     topo: &Topology,
     duration: f64,
+    seed: u64,
     agents: &AgentNodes,
 ) -> Result<FlowPlan, ConfigError> {
     let (src, dst) = end_points(p, f, topo)?;
     let preset = tcp::preset(p, &f.variant)?;
-    let start = check_secs(&format!("{p}.start"), &f.start, true)?;
-    if start >= duration {
-        return Err(err(
-            format!("{p}.start"),
-            format!("must be before the end of the run ({duration} s), got {start}"),
-        ));
-    }
+    let (start, send_jitter) = start_and_jitter(p, &name, f, duration, seed)?;
     check_sizes(p, f)?;
     let (data_path, ack_path) = routes(p, f, topo, src, dst)?;
     let tcp = tcp::config(p, f, preset)?;
@@ -84,7 +81,8 @@ fn flow(
         variant: f.variant.clone(),
         src,
         dst,
-        start: secs(start),
+        start,
+        send_jitter,
         packet_size: f.packet_size,
         ack_size: f.ack_size,
         tcp,
@@ -92,6 +90,45 @@ fn flow(
         data_path,
         ack_path,
     })
+}
+
+/// The flow's start time (its jitter drawn from stream `flow/<name>/start`)
+/// and its per-packet sending jitter, both in ns.
+fn start_and_jitter(
+    p: &str,
+    name: &str,
+    f: &FlowSpec,
+    duration: f64,
+    seed: u64,
+) -> Result<(Time, Time), ConfigError> {
+    let start = check_secs(&format!("{p}.start"), &f.start, true)?;
+    let jitter = check_secs(&format!("{p}.start_jitter"), &f.start_jitter, true)?;
+    if start + jitter >= duration {
+        let key = if jitter > 0.0 {
+            "start_jitter"
+        } else {
+            "start"
+        };
+        return Err(err(
+            format!("{p}.{key}"),
+            format!(
+                "start ({start} s) plus start_jitter ({jitter} s) must end before the run does ({duration} s)"
+            ),
+        ));
+    }
+    let send = check_secs(&format!("{p}.send_jitter"), &f.send_jitter, true)?;
+    if send > 0.0 && secs(send) == 0 {
+        return Err(err(
+            format!("{p}.send_jitter"),
+            format!("must be 0 or at least 1 ns (the time resolution), got {send}"),
+        ));
+    }
+    let mut t = secs(start);
+    let j = secs(jitter);
+    if j > 0 {
+        t += stream(seed, &format!("flow/{name}/start")).gen_range(0..j);
+    }
+    Ok((t, secs(send)))
 }
 
 /// Source and destination: two different hosts.

@@ -33,7 +33,10 @@ pub struct FlowPlan {
     pub variant: String,
     pub src: NodeId,
     pub dst: NodeId,
+    /// Start time, start jitter included.
     pub start: Time,
+    /// Upper bound of the per-packet sending delay (0: none).
+    pub send_jitter: Time,
     pub packet_size: u32,
     pub ack_size: u32,
     pub tcp: TcpConfig,

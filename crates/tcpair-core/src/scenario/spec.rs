@@ -129,6 +129,15 @@ pub struct FlowSpec {
     /// Seconds.
     #[serde(default = "zero")]
     pub start: Quantity,
+    /// Random extra start delay, uniform in [0, start_jitter) seconds, from
+    /// the flow's own stream: seeds then differ even without random loss.
+    #[serde(default = "zero")]
+    pub start_jitter: Quantity,
+    /// Per-packet processing jitter at the sender (ns-2's `overhead_` in
+    /// spirit): each data packet leaves after a uniform [0, send_jitter)
+    /// delay, never overtaking the one before it.
+    #[serde(default = "zero")]
+    pub send_jitter: Quantity,
     /// Whole data packet on the wire, bytes (ns-2 packetSize_).
     #[serde(default = "default_packet_size")]
     pub packet_size: u32,

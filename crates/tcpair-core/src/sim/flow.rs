@@ -1,7 +1,7 @@
 //! Per-flow state of a run: the two end points, the flow's timers, what is
 //! measured, and the ground truth of its lost segments.
 
-use crate::engine::Time;
+use crate::engine::{stream, SimRng, Time};
 use crate::metrics::{DropCauseKind, Histogram, SinkCounters};
 use crate::net::{LinkKind, Routes};
 use crate::scenario::FlowPlan;
@@ -41,10 +41,16 @@ pub(super) struct FlowState {
     pub base_bs_retx: u64,
     /// (time, delivered segments) at recent samples, for moving-window throughput.
     pub tput_hist: VecDeque<(Time, u64)>,
+    /// The sending-jitter stream (`flow/<name>/send`), when `send_jitter` > 0.
+    pub send_rng: Option<SimRng>,
+    /// When the last jittered data packet leaves the sender.
+    pub released_at: Time,
+    /// Data packets the sending jitter holds now (in flight, not on a link).
+    pub held: u64,
 }
 
 impl FlowState {
-    pub fn new(plan: &FlowPlan, routes: &mut Routes) -> Self {
+    pub fn new(plan: &FlowPlan, routes: &mut Routes, seed: u64) -> Self {
         let sender = TcpSender::new(plan.tcp.clone());
         Self {
             data_path: routes.add(plan.data_path.clone()),
@@ -69,6 +75,10 @@ impl FlowState {
             bs_retx: 0,
             base_bs_retx: 0,
             tput_hist: VecDeque::new(),
+            send_rng: (plan.send_jitter > 0)
+                .then(|| stream(seed, &format!("flow/{}/send", plan.name))),
+            released_at: 0,
+            held: 0,
         }
     }
 

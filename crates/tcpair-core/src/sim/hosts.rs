@@ -7,6 +7,7 @@ use crate::engine::Time;
 use crate::metrics::{RecoveryKind, RecoveryRecord};
 use crate::packet::{FlowId, Packet, PktKind, PktRef, Retx};
 use crate::tcp::{AckInfo, RecoveryEvent};
+use rand::Rng;
 
 impl Sim {
     pub(super) fn on_start(&mut self, flow: FlowId) {
@@ -133,6 +134,28 @@ impl Sim {
         }
     }
 
+    /// Hand a data packet to the network, now or after the flow's sending
+    /// jitter (in order: a packet never leaves before the one sent before it).
+    fn send_data(&mut self, flow: FlowId, pkt: PktRef) {
+        let now = self.q.now();
+        let f = &mut self.flows[flow as usize];
+        let Some(rng) = f.send_rng.as_mut() else {
+            let _ = self.forward(pkt);
+            return;
+        };
+        let at = (now + rng.gen_range(0..f.plan.send_jitter)).max(f.released_at);
+        f.released_at = at;
+        f.held += 1;
+        self.q.schedule(at, Ev::Send { pkt });
+    }
+
+    /// A data packet held by the sending jitter leaves its sender.
+    pub(super) fn on_send(&mut self, pkt: PktRef) {
+        let flow = self.arena.get(pkt).flow;
+        self.flows[flow as usize].held -= 1;
+        let _ = self.forward(pkt);
+    }
+
     /// Carry out what the sender asked for: transmit, record recoveries with
     /// their ground truth, re-arm the timer lazily.
     pub(super) fn apply_sender_output(&mut self, flow: FlowId) {
@@ -162,7 +185,7 @@ impl Sim {
             }
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
-            let _ = self.forward(r);
+            self.send_data(flow, r);
         }
         self.snd_out = out;
         let f = &mut self.flows[flow as usize];

@@ -42,6 +42,10 @@ enum Ev {
     Start {
         flow: FlowId,
     },
+    /// A data packet held by the sender's processing jitter leaves now.
+    Send {
+        pkt: PktRef,
+    },
     SenderTimer {
         flow: FlowId,
     },
@@ -100,7 +104,7 @@ impl Sim {
             .enumerate()
             .map(|(i, plan)| {
                 q.schedule(plan.start, Ev::Start { flow: i as FlowId });
-                FlowState::new(plan, &mut routes)
+                FlowState::new(plan, &mut routes, scenario.seed)
             })
             .collect();
         if scenario.warmup > 0 {
@@ -189,6 +193,7 @@ impl Sim {
         match ev {
             Ev::Arrive { dir, pkt } => self.on_arrive(dir, pkt),
             Ev::Start { flow } => self.on_start(flow),
+            Ev::Send { pkt } => self.on_send(pkt),
             Ev::SenderTimer { flow } => self.on_sender_timer(flow),
             Ev::SinkTimer { flow } => self.on_sink_timer(flow),
             Ev::PipeTimer { dir } => self.on_pipe_timer(dir),

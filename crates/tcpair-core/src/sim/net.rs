@@ -159,13 +159,16 @@ impl Sim {
     }
 
     /// Packets currently inside the network (queued, on a wire, or held by an
-    /// impairment), counted from the links' own counters.
+    /// impairment), counted from the links' own counters, plus those a
+    /// sender's processing jitter holds.
     pub fn in_flight(&self) -> u64 {
-        self.topo
+        let links: u64 = self
+            .topo
             .dirs
             .iter()
             .map(|d| d.in_transit + d.pipeline.held() as u64)
-            .sum()
+            .sum();
+        links + self.flows.iter().map(|f| f.held).sum::<u64>()
     }
 
     /// Packets allocated in the arena (must equal `in_flight()`).
