@@ -11,8 +11,8 @@ local ``.html`` file (each page once), and for every page records whether it loa
 its title and every ``<img>`` (``complete``, ``naturalWidth``, ``naturalHeight``). It
 reports as problems: pages that fail to load, images that do not render, links to
 local files that do not exist, local resources that fail to load, uncaught JavaScript
-errors, and any request for a non-local resource (the site must work offline; such
-requests are blocked, then reported).
+errors and console errors, and any request for a non-local resource (the site must
+work offline; such requests are blocked, then reported).
 
 Command line, for humans::
 
@@ -405,7 +405,7 @@ class _Crawler:
             deadline=deadline,
         )
         self.session = attached["sessionId"]
-        for method in ("Page.enable", "Network.enable", "Runtime.enable"):
+        for method in ("Page.enable", "Network.enable", "Runtime.enable", "Log.enable"):
             self.cdp.call(method, session=self.session, deadline=deadline)
         self.cdp.call(
             "Network.setBlockedURLs",
@@ -562,6 +562,15 @@ class _Crawler:
                 text = details.get("exception", {}).get("description") or details.get("text")
                 first = str(text).splitlines()[0] if text else "?"
                 self.problem(f"{name}: uncaught JavaScript error: {first}")
+            elif method == "Runtime.consoleAPICalled" and params.get("type") == "error":
+                args = params.get("args", [])
+                text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
+                self.problem(f"{name}: console error: {text or '?'}")
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                entry = params["entry"]
+                if entry.get("source") == "network":
+                    continue  # failed loads are reported above, with the resource's name
+                self.problem(f"{name}: console error: {entry.get('text', '?')}")
 
     def follow_links(self, page: PageReport, name: str, links: list[dict[str, Any]]) -> list[Path]:
         pages: list[Path] = []

@@ -138,6 +138,15 @@ def test_javascript_error_is_a_problem(tmp_path: Path, chromium: str) -> None:
     assert problems_with(report, "index.html", "JavaScript", "undefinedThing")
 
 
+def test_console_error_is_a_problem(tmp_path: Path, chromium: str) -> None:
+    script = "<script>console.error('bad plot')</script>"
+    (tmp_path / "index.html").write_text(page("Index", script))
+
+    report = check_site(tmp_path / "index.html", chromium=chromium)
+
+    assert problems_with(report, "index.html", "console error", "bad plot")
+
+
 def test_command_line(tmp_path: Path, chromium: str, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "index.html").write_text(page("Index", '<img src="nothing.svg">'))
 
