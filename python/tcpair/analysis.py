@@ -19,7 +19,13 @@ import pandas as pd
 
 from tcpair._errors import ScenarioError
 from tcpair.metrics import label
-from tcpair.plotting import choose_layout, kept_series, points_figure, series_figure
+from tcpair.plotting import (
+    choose_layout,
+    fields_of,
+    kept_series,
+    points_figure,
+    series_figure,
+)
 from tcpair.report import Claim, Figure
 from tcpair.runner import SweepResult
 
@@ -71,13 +77,6 @@ def analysis_module(name: str) -> Any:
         raise ScenarioError(f"target.analysis: cannot import {name!r}: {exc}") from None
 
 
-def _fields(ctx: Context, pts: pd.DataFrame) -> list[str]:
-    fields = list(ctx.spec.axis_names)
-    if "flow" in pts.columns and pts["flow"].nunique() > 1:
-        fields.append("flow")
-    return fields
-
-
 def _save(fig: Any, out: Path, stem: str) -> tuple[str, str]:
     fig.savefig(out / f"{stem}.png", dpi=110)
     fig.savefig(out / f"{stem}.svg")
@@ -92,7 +91,7 @@ def generic_figure(ctx: Context, metric: str | None = None) -> Figure | None:
     pts = ctx.points(metric)
     if pts.empty or f"{metric}_mean" not in pts.columns:
         return None
-    layout = choose_layout(pts, _fields(ctx, pts))
+    layout = choose_layout(pts, fields_of(ctx.result, pts))
     fig = points_figure(pts, metric, layout)
     png, svg = _save(fig, ctx.out, metric)
     split = f"; one panel per {', '.join(layout.facet)}" if layout.facet else ""
@@ -115,7 +114,7 @@ def series_figures(ctx: Context) -> list[Figure]:
     for y in ("cwnd", "throughput_kbps"):
         if ts.empty or y not in ts.columns:
             continue
-        layout = choose_layout(ts, _fields(ctx, ts), x="time_s")
+        layout = choose_layout(ts, fields_of(ctx.result, ts), x="time_s")
         png, svg = _save(series_figure(ts, y, layout), ctx.out, f"series_{y}")
         figures.append(
             Figure(

@@ -29,6 +29,7 @@ from tcpair._errors import (
     require_core,
 )
 from tcpair.bench import bench
+from tcpair.plot_cli import plot_cmd
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -460,30 +461,6 @@ def report_cmd(directory: Path) -> None:
     con.print(f"report: {index if index.is_file() else directory / 'report' / 'index.html'}")
 
 
-@cli.command("plot")
-@click.argument("store", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--x", "x", default=None, help="Field on the x axis (default: first numeric axis).")
-@click.option("--y", "y", default=None, help="Metric (default: the sweep's metric).")
-@click.option("--facet", default=None, help="Field(s), comma-separated: one panel per value.")
-@click.option("--hue", default=None, help="Field(s), comma-separated: one colour per value.")
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Output file (.png, .svg or .pdf); default: NAME[_Y].png in the current directory.",
-)
-def plot_cmd(
-    store: Path, x: str | None, y: str | None, facet: str | None, hue: str | None, out: Path | None
-) -> None:
-    """Plot a results store: mean and 95% CI of a metric, faceted and coloured by fields."""
-    from tcpair.plotting import plot
-
-    name = store.resolve().name
-    target = out or Path(f"{name}_{y}.png" if y else f"{name}.png")
-    plot(store, x=x, y=y, facet=facet, hue=hue, out=target)
-    _stdout().print(f"plot: {target}")
-
-
 @cli.command("reproduce")
 @click.argument("targets", nargs=-1, required=True)
 @click.option(
@@ -569,6 +546,9 @@ def bench_cmd(duration: float, repeat: int, as_json: bool) -> None:
         f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
         f"median {report['wall_s']['median']:.3f}"
     )
+
+
+cli.add_command(plot_cmd)
 
 
 def _error(message: str) -> None:

@@ -118,7 +118,7 @@ def _intro(entries: Sequence[IndexEntry]) -> tuple[str, str]:
     return (
         "Each entry is one results store (a sweep); its page shows the plots and the "
         "per-point numbers, and for a reproduction target the claims beside their verdicts.",
-        "results",
+        "store",
     )
 
 

@@ -256,7 +256,7 @@ def series_figure(ts: pd.DataFrame, y: str, layout: Layout, *, title: str = "") 
     )
 
 
-def _fields(result: Any, frame: pd.DataFrame) -> list[str]:
+def fields_of(result: Any, frame: pd.DataFrame) -> list[str]:
     """The grid's fields: its axes, and ``flow`` when runs have several flows."""
     fields = list(result.spec.axis_names)
     if "flow" in frame.columns and frame["flow"].nunique() > 1:
@@ -330,7 +330,7 @@ def plot(
         ts = kept_series(result)
         if ts.empty:
             raise ScenarioError("x: 'time_s' needs a kept time series (keep = [\"timeseries\"])")
-        fields = _fields(result, ts)
+        fields = fields_of(result, ts)
         known_y = [c for c in ts.columns if ts[c].dtype.kind in "fiu" and c not in fields]
         check_fields({"y": y}, [c for c in known_y if c not in ("time_s", "seed")], "metric")
         check_fields({"hue": hue, "facet": facet}, fields)
@@ -339,7 +339,7 @@ def plot(
     else:
         check_fields({"y": y}, _metrics(result), "metric")
         pts = result.points(y)
-        fields = _fields(result, pts)
+        fields = fields_of(result, pts)
         check_fields({"x": x, "hue": hue, "facet": facet}, fields)
         layout = choose_layout(pts, fields, x=x, hue=hue, facet=facet)
         fig = points_figure(pts, y, layout, title=title)
@@ -365,6 +365,7 @@ __all__ = [
     "check_fields",
     "choose_layout",
     "facet_figure",
+    "fields_of",
     "kept_series",
     "plot",
     "points_figure",
