@@ -41,6 +41,14 @@ def load_sweep(source: Any) -> Any:
     return _load(source)
 
 
+def plot(store: Any, **options: Any) -> Any:
+    """A matplotlib Figure of a results store: ``x``, ``y``, ``facet``, ``hue``,
+    ``out`` (saves it). See :func:`tcpair.plotting.plot`."""
+    from tcpair.plotting import plot as _plot
+
+    return _plot(store, **options)
+
+
 def report(directory: Any) -> Any:
     """Build the HTML report for a results store or a folder of stores."""
     from tcpair.site import build_site
@@ -59,6 +67,7 @@ __all__ = [
     "load_results",
     "load_scenario",
     "load_sweep",
+    "plot",
     "report",
     "run",
     "sweep",

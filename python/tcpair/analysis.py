@@ -15,10 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from tcpair._errors import ScenarioError
+from tcpair.metrics import label
+from tcpair.plotting import (
+    choose_layout,
+    fields_of,
+    kept_series,
+    points_figure,
+    series_figure,
+)
 from tcpair.report import Claim, Figure
 from tcpair.runner import SweepResult
 
@@ -70,59 +77,54 @@ def analysis_module(name: str) -> Any:
         raise ScenarioError(f"target.analysis: cannot import {name!r}: {exc}") from None
 
 
-def _numeric(labels: Sequence[Any]) -> bool:
-    return all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels)
+def _save(fig: Any, out: Path, stem: str) -> tuple[str, str]:
+    fig.savefig(out / f"{stem}.png", dpi=110)
+    fig.savefig(out / f"{stem}.svg")
+    return f"{stem}.png", f"{stem}.svg"
 
 
 def generic_figure(ctx: Context, metric: str | None = None) -> Figure | None:
-    """The sweep's metric against its first numeric axis, one line per other
-    combination (and per flow), with 95% CI error bars and bands."""
-    from matplotlib.figure import Figure as MplFigure
-
-    spec = ctx.spec
-    metric = metric or spec.metric
+    """The sweep's metric against its first numeric axis: a colour per series,
+    a panel per combination of the other fields when there are many series
+    (:mod:`tcpair.plotting`), 95% CI bars; the per-point table folded under it."""
+    metric = metric or ctx.spec.metric
     pts = ctx.points(metric)
     if pts.empty or f"{metric}_mean" not in pts.columns:
         return None
-    axes = spec.axis_names
-    x_axis = next((a.name for a in spec.axes if _numeric(a.labels)), None)
-    x_numeric = x_axis is not None
-    if x_axis is None and axes:
-        x_axis = axes[0]
-    series_keys = [a for a in axes if a != x_axis]
-    if "flow" in pts.columns and pts["flow"].nunique() > 1:
-        series_keys.append("flow")
-    fig = MplFigure(figsize=(7.5, 4.6), layout="constrained")
-    ax = fig.add_subplot()
-    groups = pts.groupby(series_keys, sort=False) if series_keys else [((), pts)]
-    for key, grp in groups:
-        keys = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(f"{k}={v}" for k, v in zip(series_keys, keys, strict=True)) or metric
-        if x_axis is None:
-            xs: Any = np.arange(len(grp))
-        elif x_numeric:
-            xs = grp[x_axis].to_numpy(float)
-        else:
-            xs = [str(v) for v in grp[x_axis]]
-        y = grp[f"{metric}_mean"].to_numpy(float)
-        ci = grp[f"{metric}_ci95"].fillna(0).to_numpy(float)
-        line = ax.errorbar(xs, y, yerr=ci, marker="o", ms=4, capsize=3, label=label)
-        if x_numeric and len(xs) > 1:
-            ax.fill_between(xs, y - ci, y + ci, alpha=0.15, lw=0, color=line[0].get_color())
-    ax.set_xlabel(x_axis or "")
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric}: mean and 95% CI over seeds")
-    ax.grid(alpha=0.3)
-    if len(ax.get_legend_handles_labels()[0]) > 1:
-        ax.legend(fontsize=8)
-    fig.savefig(ctx.out / f"{metric}.png", dpi=110)
-    fig.savefig(ctx.out / f"{metric}.svg")
+    layout = choose_layout(pts, fields_of(ctx.result, pts))
+    fig = points_figure(pts, metric, layout)
+    png, svg = _save(fig, ctx.out, metric)
+    split = f"; one panel per {', '.join(layout.facet)}" if layout.facet else ""
+    colour = f"; one colour per {', '.join(layout.hue)}" if layout.hue else ""
     return Figure(
-        f"{metric}.png",
-        f"{metric} per grid point: mean over seeds with 95% Student-t confidence intervals"
-        + (f" against {x_axis}." if x_axis else "."),
-        svg=f"{metric}.svg",
+        png,
+        f"{label(metric)} per grid point: mean over seeds with 95% Student-t confidence "
+        f"intervals" + (f", against {layout.x}" if layout.x else "") + f"{colour}{split}.",
+        svg=svg,
+        table=points_table(ctx, [metric]),
+        table_caption="Per-point table (mean, std, seeds, 95% CI half-width)",
     )
+
+
+def series_figures(ctx: Context) -> list[Figure]:
+    """Kept time series (``keep = ["timeseries"]``): median over seeds and the
+    25-75% band of the congestion window and of the moving-window throughput."""
+    ts = kept_series(ctx.result)
+    figures = []
+    for y in ("cwnd", "throughput_kbps"):
+        if ts.empty or y not in ts.columns:
+            continue
+        layout = choose_layout(ts, fields_of(ctx.result, ts), x="time_s")
+        png, svg = _save(series_figure(ts, y, layout), ctx.out, f"series_{y}")
+        figures.append(
+            Figure(
+                png,
+                f"{label(y)} over time: median over seeds (line) and the band between the "
+                "25th and 75th percentiles.",
+                svg=svg,
+            )
+        )
+    return figures
 
 
 def points_table(ctx: Context, metrics: Sequence[str] | None = None) -> pd.DataFrame:
@@ -133,12 +135,18 @@ def points_table(ctx: Context, metrics: Sequence[str] | None = None) -> pd.DataF
 
 
 def generic(ctx: Context) -> Analysis:
-    """What a sweep without its own analysis shows: its metric, plotted and tabled."""
+    """What a sweep without its own analysis shows: its metric, plotted, with the
+    per-point table under the figure, and any kept time series."""
     fig = generic_figure(ctx)
-    return Analysis(
-        figures=[fig] if fig else [],
-        tables=[("Per point", points_table(ctx))],
-    )
+    return Analysis(figures=([fig] if fig else []) + series_figures(ctx))
 
 
-__all__ = ["Analysis", "Context", "analysis_module", "generic", "generic_figure"]
+__all__ = [
+    "Analysis",
+    "Context",
+    "analysis_module",
+    "generic",
+    "generic_figure",
+    "points_table",
+    "series_figures",
+]

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from tcpair._errors import ScenarioError, SimulationError, require_core
+from tcpair._perms import fix_dir
 from tcpair.scenario import Scenario, apply_overrides, load_scenario
 
 ScenarioSource = Mapping[str, Any] | str | Path
@@ -142,6 +143,7 @@ def write_atomically(target: Path, write: Any) -> Path:
     target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    fix_dir(tmp)  # mkdtemp makes it 0700; readers expect the umask's mode
     try:
         write(tmp)
         if target.exists():

@@ -29,6 +29,7 @@ from tcpair._errors import (
     require_core,
 )
 from tcpair.bench import bench
+from tcpair.plot_cli import plot_cmd
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -545,6 +546,9 @@ def bench_cmd(duration: float, repeat: int, as_json: bool) -> None:
         f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
         f"median {report['wall_s']['median']:.3f}"
     )
+
+
+cli.add_command(plot_cmd)
 
 
 def _error(message: str) -> None:

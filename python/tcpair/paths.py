@@ -2,7 +2,7 @@
 
 They are package data (``tcpair/scenarios``, ``tcpair/sweeps``), so an installed
 wheel finds them from any directory; the repository root's ``scenarios/`` and
-``sweeps/`` are symlinks to them, the paths the issues and docs use. The
+``sweeps/`` are symlinks to them, the paths the docs use. The
 current directory's ``scenarios/`` and ``sweeps/`` are searched after the
 package, so a project can add its own.
 """

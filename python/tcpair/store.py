@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tcpair._errors import ScenarioError, StoreLocked
+from tcpair._perms import fix_file
 
 try:  # POSIX only; the store still works without a lock elsewhere.
     import fcntl
@@ -55,6 +56,7 @@ def _fsync_write(path: Path, write: Any) -> None:
     os.close(fd)
     try:
         write(tmp)
+        fix_file(tmp)  # mkstemp makes it 0600; readers expect the umask's mode
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)

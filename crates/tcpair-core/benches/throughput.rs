@@ -1,5 +1,5 @@
 //! `cargo bench -p tcpair-core`: events and delivered data packets per wall
-//! second on paper 001's one-link path (Reno, uniform p = 0.01 on BS->MH,
+//! second on the CLRP paper's one-link path (Reno, uniform p = 0.01 on BS->MH,
 //! 3000 s simulated), single core, best of 5. No timing assertions: the
 //! figures go to docs/performance.md.
 

@@ -1,5 +1,5 @@
 //! BS schemes end to end on the shipped one-wireless-link scenario
-//! (scenarios/clrp_one_link.toml, paper 001's path), both directions, and
+//! (scenarios/clrp_one_link.toml, the CLRP paper's path), both directions, and
 //! Syndrome over two wireless links (MH -> MH, one instance per BS).
 
 mod common;
@@ -102,7 +102,7 @@ fn mh_to_fh_eln_schemes_avoid_window_cuts() {
     }
 }
 
-/// MH -> MH over two wireless links (paper 001 Fig. 3 shape): a Syndrome
+/// MH -> MH over two wireless links (Sun et al. 2005 Fig. 3 shape): a Syndrome
 /// counter on each BS; the receiver adds the wireless losses of both
 /// instances. Only losses on the wired core cut the window at FR.
 #[test]

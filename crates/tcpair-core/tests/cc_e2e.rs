@@ -1,4 +1,4 @@
-//! The Veno and Westwood+ congestion ops end to end on paper 001's
+//! The Veno and Westwood+ congestion ops end to end on the CLRP paper's
 //! one-wireless-link path (FH -> BS -> MH, 10 Mb/s 10 ms + 2 Mb/s 64 us,
 //! window 30, 1000-byte packets): they run under their own variant names
 //! and combined with another recovery through `tcp.congestion`, and with

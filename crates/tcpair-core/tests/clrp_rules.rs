@@ -1,4 +1,4 @@
-//! CLRP's rules (paper 001 §II) replayed on hand-built loss patterns through
+//! CLRP's rules (Sun et al. 2005 §II) replayed on hand-built loss patterns through
 //! the real CLRP-BS, TCP-MH (sender or receiver) and a Reno peer, in a
 //! hand-controlled closed loop: sender -> hop A -> BS -> hop B -> receiver,
 //! ACKs back the same way through the BS. Kill lists name (segment, k-th

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-/// Paper 001's one-wireless-link path (as scenarios/clrp_one_link.toml) as a value.
+/// The CLRP paper's one-wireless-link path (as scenarios/clrp_one_link.toml) as a value.
 pub fn one_link(variant: &str, loss: Value, duration: f64) -> Value {
     json!({
         "run": {"duration": duration, "seed": 1},

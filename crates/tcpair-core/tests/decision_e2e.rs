@@ -1,4 +1,4 @@
-//! The fast-retransmit decision point end to end, on paper 001's one-link
+//! The fast-retransmit decision point end to end, on the CLRP paper's one-link
 //! path: the oracle detector with the restoring responder cuts no window at
 //! a fast retransmit when every loss is wireless; responder 0 is plain TCP
 //! whatever the detector says; `tcp.eln = true` is the `eln` detector; and

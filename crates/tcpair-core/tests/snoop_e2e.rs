@@ -1,4 +1,4 @@
-//! End-to-end runs of the Snoop and ELN-Snoop BS agents on paper 001's
+//! End-to-end runs of the Snoop and ELN-Snoop BS agents on the CLRP paper's
 //! one-wireless-link path (FH -- BS -- MH): wired 10 Mb/s 10 ms, wireless
 //! 2 Mb/s 64 us, window 30, 1000-byte packets, 100 s.
 

@@ -1,4 +1,4 @@
-//! Paper 000's worked examples (Examples 1-5, Figs. 3-7) and the duplicate
+//! The Syndrome paper's worked examples (Examples 1-5, Figs. 3-7) and the duplicate
 //! cases of §5 (C1.a-C1.d), replayed through the real Syndrome BS counter,
 //! the Syndrome receiver and an ELN-aware Reno sender.
 //!

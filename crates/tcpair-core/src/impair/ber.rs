@@ -1,6 +1,6 @@
 //! `ber { ber }`: independent bit errors at rate `b`; a packet of `s` bytes is
 //! lost when any of its `8 s` bits is in error, i.e. with probability
-//! `1 - (1 - b)^(8 s)` (paper 002's error model for the Snoop experiments).
+//! `1 - (1 - b)^(8 s)` (the Snoop paper's error model for the Snoop experiments).
 
 use super::{check, ErrorModel, ModelInfo};
 use crate::engine::{SimRng, Time};

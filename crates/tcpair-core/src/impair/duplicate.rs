@@ -1,7 +1,7 @@
 //! `duplicate { p, min = 1, max = 20, max_hold = 1.0 }`: with probability
 //! `p` the packet passes *and* a copy is emitted right after the `k`-th later
 //! passing packet, `k ~ U[min, max]`, or after `max_hold` seconds if traffic
-//! stops first. Paper 000 §5: d = 0.02..0.2, U[1, 20].
+//! stops first. Chen et al. 2002 §5: d = 0.02..0.2, U[1, 20].
 //!
 //! "Passing" has the meaning documented in `reorder`: delivered at once on
 //! arrival. Copies are not subject to loss or reordering themselves, and are

@@ -1,5 +1,5 @@
 //! `expo { p }`: losses separated by random gaps, in packet units, with mean
-//! gap `1/p` packets, so the long-run loss rate is `p` (paper 001's "Expo"
+//! gap `1/p` packets, so the long-run loss rate is `p` (the CLRP paper's "Expo"
 //! model, after ns-2).
 //!
 //! How it works (ns-2 style, counter counting down): after each loss we draw

@@ -2,8 +2,8 @@
 //! *durations*, not packet counts; a packet is lost with the loss probability
 //! of the state the channel is in when the packet reaches the end of the link.
 //!
-//! Paper 000 §6 (Fig. 13): mean 0.075 s in A (Good) with loss 0.0002 and
-//! 0.00375 s in B (Bad) with loss p. Paper 001: Good mean 6 s, Bad mean 0.2 s,
+//! Chen et al. 2002 §6 (Fig. 13): mean 0.075 s in A (Good) with loss 0.0002 and
+//! 0.00375 s in B (Bad) with loss p. Sun et al. 2005: Good mean 6 s, Bad mean 0.2 s,
 //! Bad loss 0.5, Good loss 0.01%..10%.
 //!
 //! Sojourns are exponential (a continuous-time Markov chain, the papers'
@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn markov2_time_exponential_sojourns_paper001() {
-        // Paper 001: Good mean 6 s, Bad mean 0.2 s. Exponential: var = mean^2.
+        // Sun et al. 2005: Good mean 6 s, Bad mean 0.2 s. Exponential: var = mean^2.
         let (mg, mb) = (6.0, 0.2);
         let mut m = Markov2Time::new(&cfg(mg, mb, 0.001, 0.5)).unwrap();
         let (g, b) = sojourns(&mut m, 20_000, 31);
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn markov2_time_loss_rate_paper000() {
-        // Paper 000: 0.075 s Good with loss 0.0002, 0.00375 s Bad with loss 0.5.
+        // Chen et al. 2002: 0.075 s Good with loss 0.0002, 0.00375 s Bad with loss 0.5.
         let (mg, mb, lg, lb) = (0.075, 0.00375, 0.0002, 0.5);
         let mut m = Markov2Time::new(&cfg(mg, mb, lg, lb)).unwrap();
         let mut rng = stream(33, "m2t");

@@ -1,4 +1,4 @@
-//! Outage intervals (e.g. a handoff blackout, paper 000 §6 / Fig. 14):
+//! Outage intervals (e.g. a handoff blackout, Chen et al. 2002 §6 / Fig. 14):
 //! every packet *sent into* the link during `[start, stop)` is lost.
 //!
 //! Config: a list of `[start, stop]` pairs in seconds, e.g.

@@ -1,7 +1,7 @@
 //! `reorder { p, min = 1, max = 10, max_hold = 1.0 }`: with probability `p` a
 //! packet is held back and released right after the `k`-th later packet
 //! passes, `k ~ U[min, max]` (integers, inclusive), or after `max_hold`
-//! seconds if traffic stops first (so nothing is ever stuck). Paper 000 §5:
+//! seconds if traffic stops first (so nothing is ever stuck). Chen et al. 2002 §5:
 //! q = 0.05, U[1, 10].
 //!
 //! What counts as "a later packet passing": a packet that reaches the end of

@@ -1,5 +1,5 @@
 //! `uniform { p }`: every packet is lost independently with probability `p`
-//! (ns-2's `ErrorModel/Uniform` in packet units; paper 000's wireless loss).
+//! (ns-2's `ErrorModel/Uniform` in packet units; the Syndrome paper's wireless loss).
 
 use super::{check, ErrorModel, ModelInfo};
 use crate::engine::{SimRng, Time};

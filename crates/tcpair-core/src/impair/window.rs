@@ -1,4 +1,4 @@
-//! Active window for any error model: `start`/`stop` in seconds (paper 003
+//! Active window for any error model: `start`/`stop` in seconds (Stojcevska and Popov
 //! turns random loss on at 10 s). Outside `[start, stop)` packets are not lost
 //! and the inner model is not consulted, so its state and random stream are
 //! untouched until the window opens.

@@ -25,7 +25,7 @@ pub fn jain_fairness(xs: &[f64]) -> Option<f64> {
 /// Receiver-side counters of one flow.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SinkCounters {
-    /// Data packets that reached the receiver (duplicates included): paper 003's Np.
+    /// Data packets that reached the receiver (duplicates included): Stojcevska and Popov's Np.
     pub arrived: u64,
     /// New in-order segments handed to the application (goodput counts these).
     pub delivered: u64,

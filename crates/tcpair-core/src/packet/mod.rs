@@ -1,6 +1,6 @@
 //! The one packet struct and the arena that owns every packet in flight.
 //!
-//! Layering note: SPEC.md lists `packet` above `net`, but links must read a
+//! Layering note: the layer list puts `packet` above `net`, but links must read a
 //! packet's size and write its drop record, so this module depends only on
 //! `engine` and is used by `net` and everything above it (a DAG, no cycles).
 //!

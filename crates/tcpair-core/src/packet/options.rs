@@ -1,5 +1,5 @@
 //! Typed TCP options carried by a [`super::Packet`]: SACK blocks (RFC 2018),
-//! Syndrome's attached numbers (paper 000) and CLRP's loss blocks (paper 001).
+//! Syndrome's attached numbers (Chen et al. 2002) and CLRP's loss blocks (Sun et al. 2005).
 //! Fixed-size arrays, so a packet stays `Copy` and allocation-free.
 
 /// At most this many SACK blocks are carried (RFC 2018 with timestamps: 3).
@@ -27,10 +27,10 @@ impl SackBlocks {
 }
 
 /// At most this many Syndrome counters ride on one packet: one per
-/// Syndrome BS on the path (MH -> MH crosses two; paper 000 §3).
+/// Syndrome BS on the path (MH -> MH crosses two; Chen et al. 2002 §3).
 pub const MAX_SYN_TAGS: usize = 2;
 
-/// Syndrome's attached number (AN) as set by one BS (paper 000 §3): which BS
+/// Syndrome's attached number (AN) as set by one BS (Chen et al. 2002 §3): which BS
 /// (node id + 1; 0 = empty slot), whether the wireless hop lies downstream of
 /// it (FH -> MH, Table 2) or upstream (MH -> FH, Table 3), and the counter.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -63,13 +63,13 @@ impl SynTags {
     }
 }
 
-/// Capacity of the CLRP loss-block option. Paper 001 §II.A lets the BS
+/// Capacity of the CLRP loss-block option. Sun et al. 2005 §II.A lets the BS
 /// choose the maximum (its simulations use 6); 8 blocks of one 32-bit
 /// sequence number each, plus kind and length, still fit the 40 bytes of
 /// TCP option space (34 bytes).
 pub const MAX_LOSS_BLOCKS: usize = 8;
 
-/// CLRP's loss blocks (paper 001 §II): the sequence numbers of recent
+/// CLRP's loss blocks (Sun et al. 2005 §II): the sequence numbers of recent
 /// wireless losses, newest first, piggy-backed on ACKs between the BS and
 /// the MH only (never seen by the fixed host).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -204,7 +204,7 @@ pub struct TcpSpec {
     /// responder 1): three duplicate ACKs with ELN -> retransmit, keep cwnd.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eln: Option<bool>,
-    /// CLRP's TCP-MH sender (paper 001, MH -> FH); needs a `clrp` BS agent.
+    /// CLRP's TCP-MH sender (Sun et al. 2005, MH -> FH); needs a `clrp` BS agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clrp: Option<bool>,
     /// Notices of a wireless loss that trigger its retransmission (2).
@@ -225,16 +225,16 @@ pub struct SinkSpec {
     /// Default: on for the sack variant, off otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
-    /// Syndrome receiver (paper 000): infer wireless losses from the BS's
+    /// Syndrome receiver (Chen et al. 2002): infer wireless losses from the BS's
     /// attached numbers and set ELN on their duplicate ACKs. Needs a
     /// `syndrome` BS agent on the flow's path.
     #[serde(default)]
     pub syndrome: bool,
     /// What a credit does when its hole is filled without a run of ELN
-    /// duplicate ACKs: "keep" (float, paper 000 Example 5) or "drop".
+    /// duplicate ACKs: "keep" (float, Chen et al. 2002 Example 5) or "drop".
     #[serde(default = "default_unused_credit")]
     pub syndrome_unused_credit: String,
-    /// CLRP's TCP-MH receiver (paper 001, FH -> MH): report persistent holes
+    /// CLRP's TCP-MH receiver (Sun et al. 2005, FH -> MH): report persistent holes
     /// as loss blocks on its ACKs. Needs a `clrp` BS agent on the path.
     #[serde(default)]
     pub clrp: bool,

@@ -63,7 +63,7 @@ pub struct FlowResult {
     pub measured_s: f64,
     pub goodput_kbps: f64,
     pub throughput_kbps: f64,
-    /// Paper 003 eq. (7): (Np - Nx) * P * 8 / (t * 1e6).
+    /// Stojcevska and Popov eq. (7): (Np - Nx) * P * 8 / (t * 1e6).
     pub formula_throughput_mbps: f64,
     pub sent: u64,
     pub retransmits: u64,
@@ -89,7 +89,7 @@ pub struct FlowResult {
     /// ACKs that reached the sender with ELN set.
     pub eln_acks: u64,
     /// End-to-end delay of each segment from its *first* transmission to
-    /// its first arrival at the receiver (paper 001 Fig. 7: recovery time
+    /// its first arrival at the receiver (Sun et al. 2005 Fig. 7: recovery time
     /// included), over the measurement window.
     pub e2e_delay_mean_s: Option<f64>,
     pub e2e_delay_p50_s: Option<f64>,

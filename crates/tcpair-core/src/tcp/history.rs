@@ -102,7 +102,7 @@ impl History {
     }
 
     fn sample(&mut self, r: Time) {
-        // Paper 003 §6: a sample is "small" when below the mean of all
+        // Stojcevska and Popov §6: a sample is "small" when below the mean of all
         // samples (compared with those before it; the first is not small).
         let small = self.samples > 0 && u128::from(r) * u128::from(self.samples) < self.sum;
         self.small_run = if small { self.small_run + 1 } else { 0 };

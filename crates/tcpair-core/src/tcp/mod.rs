@@ -199,7 +199,7 @@ pub struct AckInfo {
     pub sack: SackBlocks,
     /// Explicit Loss Notification bit.
     pub eln: bool,
-    /// CLRP loss blocks (paper 001): recent wireless losses, newest first.
+    /// CLRP loss blocks (Sun et al. 2005): recent wireless losses, newest first.
     pub loss: LossBlocks,
     /// Not on the wire: the simulator's ground truth about the loss of
     /// segment `ack` (its latest drop not yet followed by a delivery), filled

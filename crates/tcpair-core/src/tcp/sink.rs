@@ -23,10 +23,10 @@ pub struct SinkConfig {
     /// Delayed-ACK timer (ns-2 `DelAckSink interval_`: 100 ms).
     pub delack_timeout: Time,
     pub sack: bool,
-    /// Syndrome receiver (paper 000): see `schemes::syndrome::receiver`.
+    /// Syndrome receiver (Chen et al. 2002): see `schemes::syndrome::receiver`.
     pub syndrome: bool,
     pub syndrome_unused_credit: UnusedCredit,
-    /// TCP-MH receiver of CLRP (paper 001 §II.B): a hole that persists
+    /// TCP-MH receiver of CLRP (Sun et al. 2005 §II.B): a hole that persists
     /// after `clrp_hole_threshold` further packets is a loss; the
     /// `clrp_max_blocks` most recent ones ride on every ACK.
     pub clrp: bool,

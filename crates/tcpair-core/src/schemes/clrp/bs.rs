@@ -1,7 +1,7 @@
-//! CLRP-BS (paper 001, Sun/Li/Liew): the base-station half of the
+//! CLRP-BS (Sun et al. 2005, Sun/Li/Liew): the base-station half of the
 //! Clustered-loss Retransmission Protocol, both directions, per connection.
 //!
-//! MH -> FH (paper 001 §II.A; data arrive from the wireless hop): the BS
+//! MH -> FH (Sun et al. 2005 §II.A; data arrive from the wireless hop): the BS
 //! stores only the sequence numbers it receives from the MH ([`HoleTracker`]).
 //! A hole that persists after `hole_threshold` further packets is a wireless
 //! loss; so is a packet that DUPACKs from the FH ask for and the BS never
@@ -42,7 +42,7 @@ use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {
     name: "clrp",
-    summary: "CLRP-BS: wireless-loss blocks on ACKs to an MH sender; cache, loss list and local retransmission for an MH receiver (paper 001)",
+    summary: "CLRP-BS: wireless-loss blocks on ACKs to an MH sender; cache, loss list and local retransmission for an MH receiver",
     source: "Sun et al. 2005 §II",
     build,
 };
@@ -64,9 +64,9 @@ struct Config {
 pub struct ClrpParams {
     /// Further packets after which a hole from the MH is a wireless loss.
     pub hole_threshold: u32,
-    /// Loss blocks piggy-backed per ACK (paper 001: 6).
+    /// Loss blocks piggy-backed per ACK (Sun et al. 2005: 6).
     pub max_blocks: u32,
-    /// Notices after which a cached packet is retransmitted (paper 001: 2).
+    /// Notices after which a cached packet is retransmitted (Sun et al. 2005: 2).
     pub rxmit_threshold: u32,
     /// Packets cached per connection (FH -> MH).
     pub cache: usize,

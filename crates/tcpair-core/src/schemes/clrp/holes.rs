@@ -1,4 +1,4 @@
-//! CLRP's hole detector (paper 001 §II.A, §II.B): which numbers of one
+//! CLRP's hole detector (Sun et al. 2005 §II.A, §II.B): which numbers of one
 //! connection have arrived, and which missing ones have persisted long
 //! enough to be declared wireless losses. Used by CLRP-BS on the MH -> FH
 //! path ([`super::bs`]) and by the TCP-MH receiver on FH -> MH (`tcp::sink`).
@@ -126,7 +126,7 @@ impl HoleTracker {
     }
 
     /// Declare the hole `seq` a wireless loss now (the BS's DUPACK rule,
-    /// paper 001 §II.A). Returns true if it was a hole not yet declared.
+    /// Sun et al. 2005 §II.A). Returns true if it was a hole not yet declared.
     pub fn declare(&mut self, seq: u32) -> bool {
         match self.pending.binary_search_by_key(&seq, |&(s, _)| s) {
             Ok(k) => {

@@ -1,7 +1,7 @@
 //! CLRP, the Clustered-loss Retransmission Protocol (Sun, Li and Liew 2005):
 //! CLRP-BS and TCP-MH, in both directions and over two wireless links.
 //!
-//! Paper 001 §II: "the implementation of CLRP and TCP-MH to handle wireless
+//! Sun et al. 2005 §II: "the implementation of CLRP and TCP-MH to handle wireless
 //! losses is symmetrical". One side *detects* wireless losses and piggy-backs
 //! their sequence numbers on ACKs ([`holes::HoleTracker`]); the other side *keeps a
 //! list* of (sequence, times notified) and retransmits a packet once it has
@@ -17,7 +17,7 @@
 //!   arrived after the packet that revealed it (§II.A: "a hole between
 //!   consecutive packets, which persists after several packets have
 //!   arrived"). Every arrival counts, retransmissions included.
-//! - Retransmission when the count *reaches* `rxmit_threshold` (SPEC; the
+//! - Retransmission when the count *reaches* `rxmit_threshold` (the
 //!   paper's text says "exceeds", its simulations use the value 2);
 //!   `rxmit_threshold = 3` gives the strict reading.
 //! - The -1 mark (§II.A: "if MH still receives loss information, the times

@@ -1,4 +1,4 @@
-//! TCP-MH's list of notified wireless losses (paper 001 §II.A): per lost
+//! TCP-MH's list of notified wireless losses (Sun et al. 2005 §II.A): per lost
 //! packet the number of times it was notified; a packet is retransmitted
 //! once the count reaches the threshold. Kept by the TCP-MH sender on the
 //! MH -> FH path ([`super::mh`]) and by CLRP-BS on FH -> MH ([`super::bs`]).
@@ -9,7 +9,7 @@ use crate::engine::Time;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     seq: u32,
-    /// Notices received; -1 once retransmitted (paper 001 §II.A).
+    /// Notices received; -1 once retransmitted (Sun et al. 2005 §II.A).
     count: i32,
     /// The retransmission's mark (see the module docs).
     mark: Time,
@@ -26,7 +26,7 @@ pub struct NoticeStats {
     pub repeats: u64,
 }
 
-/// TCP-MH's "structure list" (paper 001 §II.A): per lost packet, the
+/// TCP-MH's "structure list" (Sun et al. 2005 §II.A): per lost packet, the
 /// number of times it was notified.
 #[derive(Debug, Clone)]
 pub struct NoticeList {

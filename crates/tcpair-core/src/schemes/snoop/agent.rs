@@ -1,4 +1,4 @@
-//! Snoop (paper 002, Balakrishnan/Seshan/Katz): a BS agent that caches the
+//! Snoop (Amir et al. 1995, Balakrishnan/Seshan/Katz): a BS agent that caches the
 //! data packets it forwards toward a mobile host, watches the MH's ACKs, and
 //! retransmits locally what the wireless hop lost, hiding those losses
 //! (DUPACKs) from the fixed sender.
@@ -6,10 +6,10 @@
 //! FH -> MH, per connection, as the paper's two state machines
 //! (§3.1): `snoop_output()` (`Snoop::data_to_mh`) and `snoop_input()`
 //! (`Snoop::ack_from_mh`), plus the local retransmission timer. MH -> FH,
-//! the ELN behaviour of SPEC (shared with `eln_snoop`, see `eln_track`).
+//! the ELN behaviour of Chen et al. 2002 §2.2 (shared with `eln_snoop`, see `eln_track`).
 //!
 //! Interpretations (each also in docs/snoop.md):
-//! - A sender retransmission of a cached packet is forwarded (paper 002 §3.1
+//! - A sender retransmission of a cached packet is forwarded (Amir et al. 1995 §3.1
 //!   snoop_output case 2 leaves it to "the local retransmission scheme"; the
 //!   sender already sent it, so dropping it could only delay the MH).
 //! - Expected DUPACKs: at a local retransmission the DUPACKs still to come
@@ -48,7 +48,7 @@ use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
 
 pub const INFO: AgentInfo = AgentInfo {
     name: "snoop",
-    summary: "Snoop: caches FH->MH data, local retransmissions, DUPACK suppression; ELN for MH->FH (paper 002)",
+    summary: "Snoop: caches FH->MH data, local retransmissions, DUPACK suppression; ELN for MH->FH",
     source: "Amir et al. 1995 §3.1; ns-2 snoop.cc",
     build,
 };
@@ -72,7 +72,7 @@ struct Cached {
     /// ACK gives no RTT sample (Karn).
     ambiguous: bool,
     /// Arrived out of sequence without being cached: lost upstream
-    /// (paper 002 §3.1 snoop_output case 3).
+    /// (Amir et al. 1995 §3.1 snoop_output case 3).
     congestion: bool,
 }
 
@@ -188,7 +188,7 @@ impl Snoop {
         };
     }
 
-    /// snoop_output() (paper 002 §3.1): a data packet from the FH.
+    /// snoop_output() (Amir et al. 1995 §3.1): a data packet from the FH.
     fn data_to_mh(&mut self, now: Time, pkt: &Packet) {
         let i = self.conn(pkt.flow);
         let p = self.p;
@@ -202,7 +202,7 @@ impl Snoop {
             match conn.cache.binary_search_by_key(&seq, |e| e.pkt.seq) {
                 Ok(k) => {
                     // Case 2: a sender retransmission of a cached packet: reset
-                    // its local retransmission count (paper 002 §3.1) and
+                    // its local retransmission count (Amir et al. 1995 §3.1) and
                     // forward it (our choice: it is already on its way).
                     let e = &mut conn.cache[k];
                     e.nrtx = 0;
@@ -231,7 +231,7 @@ impl Snoop {
             nrtx: 0,
             ambiguous: pkt.retx != Retx::Original,
             // Case 3: out of sequence and not cached: lost upstream
-            // (congestion) or reordered; mark it (paper 002 §3.1).
+            // (congestion) or reordered; mark it (Amir et al. 1995 §3.1).
             congestion: !new,
         };
         if new {
@@ -247,7 +247,7 @@ impl Snoop {
         }
     }
 
-    /// snoop_input() (paper 002 §3.1): an ACK from the MH.
+    /// snoop_input() (Amir et al. 1995 §3.1): an ACK from the MH.
     fn ack_from_mh(&mut self, now: Time, pkt: &Packet, out: &mut BsOut) -> Verdict {
         let i = self.conn(pkt.flow);
         let p = self.p;
@@ -272,7 +272,7 @@ impl Snoop {
         let found = conn.cache.binary_search_by_key(&ack, |e| e.pkt.seq).ok();
         let Some(k) = found.filter(|&k| !conn.cache[k].congestion) else {
             // Not cached or a congestion loss: the sender must repair it and
-            // invoke its congestion control (paper 002 §3.1 case 2a).
+            // invoke its congestion control (Amir et al. 1995 §3.1 case 2a).
             conn.c.dupacks_forwarded += 1;
             return Verdict::Forward;
         };
@@ -347,7 +347,7 @@ impl Snoop {
                 conn.c.rtt_samples += 1;
             }
         }
-        // Paper 002 §3.1 case 3: "determine if a packet has been lost on the
+        // Amir et al. 1995 §3.1 case 3: "determine if a packet has been lost on the
         // wireless link, and if so, retransmit it". During a local recovery
         // (an earlier packet was retransmitted locally), the MH now asks for
         // a packet forwarded before that retransmission: on a FIFO hop it

@@ -1,5 +1,5 @@
-//! ELN-based Snoop (paper 000 §2.2 item 3, after Balakrishnan's ELN
-//! variant of Snoop; SPEC "Snoop"): no packet cache, no local
+//! ELN-based Snoop (Chen et al. 2002 §2.2 item 3, after Balakrishnan's ELN
+//! variant of Snoop): no packet cache, no local
 //! retransmissions. FH -> MH, the BS remembers which segment numbers it has
 //! forwarded toward the MH; a DUPACK from the MH asking for one of them means
 //! that packet was lost on the wireless hop (it got past the BS), so the
@@ -20,7 +20,7 @@ use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {
     name: "eln_snoop",
-    summary: "ELN-based Snoop: no cache, ELN on DUPACKs for packets lost on the wireless hop (paper 000 §2.2)",
+    summary: "ELN-based Snoop: no cache, ELN on DUPACKs for packets lost on the wireless hop",
     source: "Chen et al. 2002 §2.2",
     build,
 };

@@ -1,8 +1,8 @@
 //! Sequence-number bookkeeping shared by the ELN agents: bounded marking of
 //! a [`SeqWindow`] (which segment numbers of a connection the BS has seen,
 //! from the receiver's cumulative ACK upward) and [`MhElnTracker`], the MH -> FH half of Snoop's
-//! ELN behaviour used by both `snoop` and `eln_snoop` (SPEC "Snoop", MH->FH
-//! direction; paper 000 §2.2 item 3).
+//! ELN behaviour used by both `snoop` and `eln_snoop` (MH->FH direction;
+//! Chen et al. 2002 §2.2 item 3).
 //!
 //! MH -> FH: the BS records the segment numbers arriving from the MH (they
 //! crossed the wireless hop). A number below the highest seen that never

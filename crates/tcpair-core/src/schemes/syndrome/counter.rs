@@ -1,4 +1,4 @@
-//! Syndrome's BS part (paper 000 §3, Fig. 1 lines 1-6): per connection a
+//! Syndrome's BS part (Chen et al. 2002 §3, Fig. 1 lines 1-6): per connection a
 //! counter C, 0 for the first data packet relayed, +1 for each later one,
 //! attached to the packet as the AN option (mod 2^32, wrapping like a TCP
 //! sequence number). The receiver's part is [`super::receiver`].
@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {
     name: "syndrome",
-    summary: "Syndrome counter: numbers the data packets relayed per connection (paper 000)",
+    summary: "Syndrome counter: numbers the data packets relayed per connection",
     source: "Chen et al. 2002 §3, Fig. 1 lines 1-6",
     build,
 };

@@ -1,4 +1,4 @@
-//! Syndrome's receiver (paper 000 §3-§5): from the TCP sequence number (SN)
+//! Syndrome's receiver (Chen et al. 2002 §3-§5): from the TCP sequence number (SN)
 //! and the BS-attached number (AN) of consecutively received packets it
 //! infers how many losses happened on the wireless hop, gives that many
 //! *credits*, and sets ELN on the duplicate ACKs of credited losses so the
@@ -70,7 +70,7 @@ pub struct SyndromeStats {
 /// run of ELN duplicate ACKs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum UnusedCredit {
-    /// It stays in the pool and floats (paper 000 Example 5, scenario 2).
+    /// It stays in the pool and floats (Chen et al. 2002 Example 5, scenario 2).
     #[default]
     Keep,
     /// It is dropped with its hole.
@@ -241,7 +241,7 @@ fn wireless_losses(t: &SynTag, n: u32, m: u32, stats: &mut SyndromeStats) -> u64
     }
 }
 
-/// Paper 000 Eq. (1): which of the n observed losses (1-based, in sequence
+/// Chen et al. 2002 Eq. (1): which of the n observed losses (1-based, in sequence
 /// order) get the w credits. All n if w >= n.
 pub fn eq1_indices(n: u64, w: u64) -> Vec<u64> {
     if w >= n {
