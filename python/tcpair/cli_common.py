@@ -71,6 +71,10 @@ retry_option = click.option(
 )
 
 
+class FailedRuns(Exception):
+    """The sweep finished but stored failed runs (exit code 4)."""
+
+
 class Interrupted(Exception):
     """Ctrl-C during a sweep: finished runs are stored, the rest is not."""
 

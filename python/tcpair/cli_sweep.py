@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from tcpair._errors import ScenarioError, require_core
 from tcpair.cli_common import (
+    FailedRuns,
     _fmt,
     _resume_hint,
     _stderr,
@@ -62,24 +64,12 @@ def sweep_cmd(
     Runs already stored are skipped, so rerunning after an interruption, or
     after adding points or seeds, runs only what is missing.
     """
-    from tcpair.runner import dry_run as plan_only
     from tcpair.runner import run_sweep
     from tcpair.sweepdef import load_sweep
 
     spec = load_sweep(file)
     if dry_run:
-        info = plan_only(spec, out, quick)
-        con = _stdout()
-        con.print(
-            f"[bold]{info['name']}[/bold]: {info['points']} points x "
-            f"{info['seeds_per_point']} seeds = {info['runs']} runs" + (" (quick)" if quick else "")
-        )
-        for name, labels in info["axes"].items():
-            con.print(f"  {name}: {', '.join(map(str, labels))}")
-        con.print(
-            f"store {info['directory']}: {info['stored']} stored, "
-            f"{info['stored_failed']} stored as failed, {info['to_run']} to run"
-        )
+        _dry_run(spec, out, quick)
         return
     require_core()
     with _resume_hint():
@@ -108,6 +98,48 @@ def sweep_cmd(
 
         build_report(res.directory)
         _stdout().print(f"report: {res.directory / 'report' / 'index.html'}")
+    fail_if_failed([res.directory])
+
+
+def _dry_run(spec: Any, out: Path | None, quick: bool) -> None:
+    """Check every grid point in the core, then show the grid and the store's state."""
+    from tcpair.runner import dry_run as plan_only
+    from tcpair.sweepview import invalid_grid_message, invalid_points
+
+    info = plan_only(spec, out, quick)
+    bad = invalid_points(spec, quick)
+    if bad:
+        raise ScenarioError(invalid_grid_message(spec, bad, info["points"]))
+    con = _stdout()
+    con.print(
+        f"[bold]{info['name']}[/bold]: {info['points']} points x "
+        f"{info['seeds_per_point']} seeds = {info['runs']} runs" + (" (quick)" if quick else "")
+    )
+    for name, labels in info["axes"].items():
+        con.print(f"  {name}: {', '.join(map(str, labels))}")
+    con.print(
+        f"every point is valid; store {info['directory']}: {info['stored']} stored, "
+        f"{info['stored_failed']} stored as failed, {info['to_run']} to run"
+    )
+
+
+def fail_if_failed(directories: list[Path]) -> None:
+    """Raise :class:`FailedRuns` (exit 4) when the stores hold failed runs of their plan."""
+    from tcpair.runner import open_sweep
+
+    counts = {}
+    for d in directories:
+        n = len(open_sweep(d).failures)
+        if n:
+            counts[d] = n
+    if not counts:
+        return
+    total = sum(counts.values())
+    where = " ".join(str(d) for d in counts)
+    raise FailedRuns(
+        f"{total} run{'s' if total != 1 else ''} failed; see them with "
+        f"`tcpair results {where}` (and retry with --retry-failed)"
+    )
 
 
 def _print_points(pts: Any, metric: str) -> None:
@@ -151,17 +183,20 @@ def results_cmd(directory: Path, metric: str | None, as_json: bool) -> None:
 def _results_of(directory: Path, metric: str | None, *, print_table: bool) -> dict[str, Any]:
     """One store's per-point table and failures; printed unless JSON is wanted."""
     from tcpair.runner import open_sweep
+    from tcpair.sweepview import failure_groups
 
     res = open_sweep(directory)
     metric = metric or res.spec.metric
     pts = res.points(metric)
     fails = res.failures
+    groups = failure_groups(fails, list(res.spec.axis_names))
     summary = {
         "sweep": res.spec.name,
         "directory": str(directory),
         "metric": metric,
         "points": json.loads(pts.to_json(orient="records")),
         "failures": json.loads(fails.to_json(orient="records")),
+        "failure_groups": groups,
     }
     if not print_table:
         return summary
@@ -172,9 +207,11 @@ def _results_of(directory: Path, metric: str | None, *, print_table: bool) -> di
         f"{res.spec.name} ({directory}): {len(runs)} runs: "
         + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     )
-    for _, f in fails.iterrows():
-        labels = ", ".join(f"{a}={f[a]}" for a in res.spec.axis_names)
-        _stdout().print(f"  [red]{f['status']}[/red] {labels} seed {f['seed']}: {f.get('error')}")
+    for g in groups:
+        example = ", ".join(f"{k}={v}" for k, v in g["example"].items())
+        _stdout().print(
+            f"  [red]failed[/red] x{g['count']}: {escape(g['error'])} (e.g. {escape(example)})"
+        )
     return summary
 
 
@@ -229,3 +266,4 @@ def reproduce_cmd(
         for v in verdicts:
             con.print(f"  {v}")
     con.print(f"report: {out / 'index.html'}")
+    fail_if_failed([out / name for name in done if (out / name / "sweep.json").is_file()])
