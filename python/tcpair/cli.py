@@ -28,8 +28,10 @@ from tcpair._errors import (
 )
 from tcpair.bench import bench
 from tcpair.cli_common import (
+    EXIT_FAILED_RUNS,
     EXIT_RUNTIME,
     EXIT_USAGE,
+    FailedRuns,
     Interrupted,
     _fmt,
     _stderr,
@@ -79,38 +81,39 @@ def run_cmd(
     file: str, overrides: tuple[str, ...], seed: int | None, out: Path | None, as_json: bool
 ) -> None:
     """Run the scenario FILE (a TOML path or a shipped scenario's name)."""
-    from tcpair.api import run
+    from tcpair.api import Result, prepare, run_json, scenario_name
+    from tcpair.runview import running
 
-    result = run(file, overrides=overrides, seed=seed)
+    sc = prepare(file, overrides=overrides, seed=seed)
+    name = scenario_name(file)
+    with running(_stderr(), name, sc.get("run", {}).get("duration")):
+        result = Result(raw=run_json(sc), scenario=sc, name=name)
     if out is not None:
         result.save(out)
     if as_json:
         click.echo(json.dumps(result.compact()))
         return
-    _print_result(result.summary, result.raw.get("flows", []))
+    _print_result(result)
     if out is not None:
         _stderr().print(f"wrote {out}")
 
 
-def _print_result(summary: dict[str, Any], flows: list[dict[str, Any]]) -> None:
+def _print_result(result: Any) -> None:
+    from tcpair.runview import detector_accuracy, flow_columns
+
+    summary, flows = result.summary, result.raw.get("flows", [])
+    cols = flow_columns(result.scenario, flows)
+    accuracy = (
+        detector_accuracy(result.recoveries)
+        if ("detector_accuracy", "detector accuracy") in cols
+        else {}
+    )
     table = Table(title="flows")
-    cols = [
-        ("name", "flow"),
-        ("variant", "variant"),
-        ("goodput_kbps", "goodput kb/s"),
-        ("throughput_kbps", "throughput kb/s"),
-        ("sent", "sent"),
-        ("retransmits", "rexmits"),
-        ("timeouts", "timeouts"),
-        ("fast_retransmits", "fast rexmits"),
-        ("window_cuts", "cuts"),
-        ("delay_mean_s", "delay s"),
-        ("mean_rtt_s", "RTT s"),
-    ]
     for _, label in cols:
         table.add_column(label, justify="left" if label in ("flow", "variant") else "right")
     for f in flows:
-        table.add_row(*(_fmt(f.get(k)) for k, _ in cols))
+        row = {**f, "detector_accuracy": accuracy.get(str(f.get("name")))}
+        table.add_row(*(_fmt(row.get(k)) for k, _ in cols))
     con = _stdout()
     con.print(table)
     pk = summary.get("packets", {})
@@ -126,11 +129,20 @@ def _print_result(summary: dict[str, Any], flows: list[dict[str, Any]]) -> None:
 @click.argument("file")
 @set_option
 @seed_option
-def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the normalised scenario: every default filled in, base units.",
+)
+def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None, as_json: bool) -> None:
     """Check FILE against the schema without running it."""
     from tcpair.api import validate
 
     sc = validate(file, overrides=overrides, seed=seed)
+    if as_json:
+        click.echo(json.dumps(sc, indent=2))
+        return
     run_t = sc.get("run", {})
     click.echo(
         f"ok: {file}: {len(sc.get('nodes', []))} nodes, {len(sc.get('links', []))} links, "
@@ -309,6 +321,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except Interrupted as exc:
         _error(str(exc))
         sys.exit(130)
+    except FailedRuns as exc:
+        _error(str(exc))
+        sys.exit(EXIT_FAILED_RUNS)
     except click.exceptions.Abort:
         _error("aborted")
         sys.exit(130)
