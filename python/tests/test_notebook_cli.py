@@ -168,3 +168,27 @@ def test_run_shows_scheme_columns_only_when_used(cli) -> None:
     assert code == 0, err
     assert "detector accuracy" in _header(out) and "wireless FRs" in _header(out)
     assert "1.0" in out or "1 " in out
+
+
+def test_reproduce_with_failed_runs_exits_4(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tcpair.reproduce as repro
+
+    out = tmp_path / "results"
+    run_sweep(sweep_def([0.0, 1.5]), out / "nb", jobs=1, progress=False)
+    monkeypatch.setattr(repro, "resolve_targets", lambda names: list(names))
+    monkeypatch.setattr(repro, "reproduce", lambda names, out, **kw: {"nb": ["a verdict"]})
+    code, stdout, err = cli("reproduce", "nb", "--out", str(out))
+    assert code == 4, err
+    assert "a verdict" in stdout
+    assert err.strip().splitlines()[-1].startswith("error: 2 runs failed; see them with")
+
+
+def test_run_spinner_is_silent_off_a_terminal() -> None:
+    from tcpair.runview import running
+
+    buf = io.StringIO()
+    with running(Console(file=buf, force_terminal=False), "x", 10.0):
+        pass
+    assert buf.getvalue() == ""
