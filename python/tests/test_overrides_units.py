@@ -76,6 +76,7 @@ BAD_VALUES = [
     ({"links.wireless.queue": -1}, "links.wireless.queue", "a whole number >= 0, got -1"),
     ({"links.wireless.queue": "abc"}, "links.wireless.queue", 'got "abc"'),
     ({"flows.tcp1.window": 1.5}, "flows.tcp1.window", "a whole number >= 0, got 1.5"),
+    ({"flows.tcp1.packet_size": -1}, "flows.tcp1.packet_size", "a size in bytes"),
     ({"run.seed": "x"}, "run.seed", "a whole number >= 0"),
     ({"links.wireless.bandwidth": True}, "links.wireless.bandwidth", "a rate such as"),
     ({"links.wireless.bandwidth": "fast"}, "links.wireless.bandwidth", '"fast"'),
@@ -155,9 +156,25 @@ def test_every_documented_time_spelling() -> None:
             assert sc["links"][1]["delay"] == pytest.approx(5 * scale), text
 
 
+SIZES = {"B": 1, "kB": 1000, "KB": 1000, "KiB": 1024}
+
+
+def test_every_documented_size_spelling() -> None:
+    for unit, scale in SIZES.items():
+        for text in (f"2{unit}", f"2 {unit}"):
+            big = {"flows.tcp1.ack_size": text, "flows.tcp1.packet_size": 60000}
+            sc = tcpair.validate(CLRP, overrides=big)
+            assert sc["flows"][0]["ack_size"] == 2 * scale, text
+    sc = tcpair.validate(CLRP, overrides={"flows.tcp1.packet_size": "1.5kB"})
+    assert sc["flows"][0]["packet_size"] == 1500
+    for bad, words in [("2MB", "unknown size unit"), ("1.5B", "whole number of bytes")]:
+        with pytest.raises(ScenarioError, match=words):
+            tcpair.validate(CLRP, overrides={"flows.tcp1.packet_size": bad})
+
+
 def test_docs_list_every_spelling_the_tests_check() -> None:
     docs = (REPO / "docs" / "scenarios.md").read_text()
-    for unit in [*RATE_BITS, *RATE_BYTES, *TIMES]:
+    for unit in [*RATE_BITS, *RATE_BYTES, *TIMES, *SIZES]:
         assert f"`{unit}`" in docs, unit
 
 

@@ -64,6 +64,45 @@ fn time_multiplier(unit: &str) -> Option<f64> {
     })
 }
 
+/// Size units: `B` (bytes), `kB`/`KB` (10^3 bytes), `KiB` (1024 bytes).
+pub const SIZE_UNITS: &str = "B, kB, KB (1000 bytes) or KiB (1024 bytes)";
+
+/// Bytes in a size written as a whole number or a string with a unit.
+pub fn bytes_of(v: &serde_json::Value) -> Result<u32, String> {
+    let want = || format!("expected a size in bytes such as 1000 or \"1kB\", got {v}");
+    let bytes = match v {
+        serde_json::Value::Number(n) => n.as_u64().ok_or_else(want)? as f64,
+        serde_json::Value::String(s) => {
+            let (num, unit) = split_num(s).ok_or_else(want)?;
+            let mult = match unit.as_str() {
+                "" | "B" => 1.0,
+                "kB" | "KB" => 1e3,
+                "KiB" => 1024.0,
+                _ => {
+                    return Err(format!(
+                        "unknown size unit {unit:?} in {s:?}; use {SIZE_UNITS}"
+                    ))
+                }
+            };
+            num * mult
+        }
+        _ => return Err(want()),
+    };
+    if !(0.0..=f64::from(u32::MAX)).contains(&bytes) || bytes.fract() != 0.0 {
+        return Err(format!(
+            "expected a whole number of bytes from 0 to {}, got {v}",
+            u32::MAX
+        ));
+    }
+    Ok(bytes as u32)
+}
+
+/// serde `deserialize_with` for byte sizes (`packet_size = "1kB"`).
+pub fn de_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    bytes_of(&v).map_err(serde::de::Error::custom)
+}
+
 impl Quantity {
     /// Bits per second.
     pub fn as_bps(&self) -> Result<f64, String> {
@@ -148,6 +187,32 @@ mod tests {
         ] {
             let e = Quantity::Text(bad.into()).as_bps().unwrap_err();
             assert!(e.contains("unit") && e.contains("MBps"), "{bad}: {e}");
+        }
+    }
+
+    /// Every size spelling docs/scenarios.md lists.
+    #[test]
+    fn every_size_spelling() {
+        use serde_json::json;
+        let cases = [("B", 1), ("kB", 1000), ("KB", 1000), ("KiB", 1024)];
+        for (u, m) in cases {
+            for text in [format!("2{u}"), format!("2 {u}")] {
+                assert_eq!(bytes_of(&json!(text)).unwrap(), 2 * m, "{text}");
+            }
+        }
+        assert_eq!(bytes_of(&json!(1500)).unwrap(), 1500);
+        assert_eq!(bytes_of(&json!("1500")).unwrap(), 1500);
+        assert_eq!(bytes_of(&json!("1.5kB")).unwrap(), 1500);
+        for bad in [
+            json!(-1),
+            json!(1.5),
+            json!("1.5B"),
+            json!("2 kb"),
+            json!("2MB"),
+            json!(true),
+        ] {
+            let e = bytes_of(&bad).unwrap_err();
+            assert!(e.contains("bytes") || e.contains("size unit"), "{bad}: {e}");
         }
     }
 
