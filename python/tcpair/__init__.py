@@ -8,23 +8,56 @@ reproduce the papers. Sweep machinery is imported on first use, so
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tcpair._errors import CoreMissingError, ScenarioError, SimulationError
-from tcpair.api import Result, catalog, core_version, run, validate
+from tcpair.api import Result, catalog, core_version, load, run, validate
 from tcpair.scenario import apply_overrides, load_scenario
 
 
-def sweep(sweep: Any, out: Any = None, **options: Any) -> Any:
+def sweep(
+    sweep: Any,
+    out: str | Path | None = None,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
+    quick: bool = False,
+    until_ci: float | None = None,
+    max_seeds: int = 30,
+    ci_metric: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = True,
+) -> Any:
     """Run a sweep (dict, TOML path or shipped name) into a results store.
 
-    See :func:`tcpair.runner.run_sweep` for the options (``jobs``,
-    ``scheduler``, ``dask_local``, ``quick``, ``until_ci``, ...). Returns a
-    :class:`tcpair.runner.SweepResult` (``.runs``, ``.points()``, ``.failures``).
+    ``out`` is the store (default ``results/<name>``; rerunning resumes);
+    ``jobs`` local worker processes (default: all cores; 1 runs in this
+    process), or ``scheduler`` (a Dask address) or ``dask_local`` (workers of
+    a Dask LocalCluster); ``quick`` the sweep's quick variant; ``until_ci``
+    adds seeds (up to ``max_seeds``) until every point's 95% CI half-width of
+    ``ci_metric`` is below that fraction of its mean; ``retry_failed`` runs
+    again the runs stored as failed; ``progress`` shows a progress bar (a
+    plain line every few seconds when not on a terminal). Returns a
+    :class:`tcpair.runner.SweepResult` (``.runs``, ``.points()``,
+    ``.failures``, ``.table(name)``).
     """
     from tcpair.runner import run_sweep
 
-    return run_sweep(sweep, out, **options)
+    return run_sweep(
+        sweep,
+        out,
+        jobs=jobs,
+        scheduler=scheduler,
+        dask_local=dask_local,
+        quick=quick,
+        until_ci=until_ci,
+        max_seeds=max_seeds,
+        ci_metric=ci_metric,
+        retry_failed=retry_failed,
+        progress=progress,
+    )
 
 
 def load_results(directory: Any, **options: Any) -> Any:
@@ -64,6 +97,7 @@ __all__ = [
     "apply_overrides",
     "catalog",
     "core_version",
+    "load",
     "load_results",
     "load_scenario",
     "load_sweep",

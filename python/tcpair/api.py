@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import pandas as pd
 
 from tcpair._errors import ScenarioError, SimulationError, require_core
 from tcpair._perms import fix_dir
-from tcpair.scenario import Scenario, apply_overrides, load_scenario
+from tcpair.scenario import Overrides, Scenario, apply_overrides, load_scenario
 
 ScenarioSource = Mapping[str, Any] | str | Path
 
@@ -30,7 +30,7 @@ TABLES = ("flows", "drops", "recoveries", "timeseries", "bs_state", "bs_counters
 
 
 def prepare(
-    scenario: ScenarioSource, *, overrides: Iterable[str] = (), seed: int | None = None
+    scenario: ScenarioSource, *, overrides: Overrides | None = (), seed: int | None = None
 ) -> Scenario:
     """Load ``scenario`` and apply overrides and seed; no validation yet."""
     return apply_overrides(load_scenario(scenario), overrides, seed=seed)
@@ -63,6 +63,13 @@ class Result:
 
     raw: dict[str, Any]
     scenario: Scenario = field(default_factory=dict)
+    name: str = "scenario"
+
+    def __repr__(self) -> str:
+        return result_summary(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython's pretty printer
+        p.text(repr(self))
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -125,10 +132,8 @@ class Result:
         return write_atomically(Path(directory), self._write_into)
 
     def _write_into(self, tmp: Path) -> None:
-        (tmp / "summary.json").write_text(
-            json.dumps({"summary": self.summary, "flows": self.raw.get("flows", [])}, indent=2)
-            + "\n"
-        )
+        head = {"name": self.name, "summary": self.summary, "flows": self.raw.get("flows", [])}
+        (tmp / "summary.json").write_text(json.dumps(head, indent=2) + "\n")
         if self.scenario:
             (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2, default=str))
         for name in TABLES:
@@ -165,29 +170,88 @@ def run_json(scenario: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(core.run(to_json(scenario)))
 
 
+def scenario_name(scenario: ScenarioSource) -> str:
+    """A short name for a scenario: the file's stem, else ``scenario``."""
+    if isinstance(scenario, Mapping):
+        return "scenario"
+    return Path(scenario).stem or "scenario"
+
+
 def run(
     scenario: ScenarioSource,
     *,
-    overrides: Iterable[str] = (),
+    overrides: Overrides | None = (),
     seed: int | None = None,
 ) -> Result:
     """Run ``scenario`` (a TOML path, a shipped scenario's name or a dict).
 
-    ``overrides`` are ``dotted.key=value`` strings as on the command line;
-    ``seed`` sets ``run.seed``. Raises :class:`ScenarioError` for bad input and
-    :class:`SimulationError` when a valid run fails (e.g. event budget).
+    ``overrides`` is a dict ``{"links.wireless.forward.loss.p": 0.02}`` or a
+    list of ``dotted.key=value`` strings as on the command line (``*`` stands
+    for every list element: ``flows.*.variant``); ``seed`` sets ``run.seed``.
+    Raises :class:`ScenarioError` for bad input and :class:`SimulationError`
+    when a valid run fails (e.g. event budget).
     """
     sc = prepare(scenario, overrides=overrides, seed=seed)
-    return Result(raw=run_json(sc), scenario=sc)
+    return Result(raw=run_json(sc), scenario=sc, name=scenario_name(scenario))
+
+
+def load(directory: str | Path) -> Any:
+    """Read back what :meth:`Result.save` wrote (a :class:`Result`), or open a
+    sweep's results store (a :class:`tcpair.runner.SweepResult`)."""
+    d = Path(directory)
+    if (d / "sweep.json").is_file():
+        from tcpair.runner import open_sweep
+
+        return open_sweep(d)
+    if not (d / "summary.json").is_file():
+        raise ScenarioError(f"{d}: not a saved result (no summary.json) nor a sweep store")
+    head = json.loads((d / "summary.json").read_text())
+    raw: dict[str, Any] = {"summary": head.get("summary", {}), "flows": head.get("flows", [])}
+    for name in TABLES:
+        path = d / f"{name}.parquet"
+        if name != "flows" and path.is_file():
+            raw[name] = pd.read_parquet(path).to_dict(orient="list")
+    scenario_file = d / "scenario.json"
+    sc = json.loads(scenario_file.read_text()) if scenario_file.is_file() else {}
+    return Result(raw=raw, scenario=sc, name=head.get("name", d.name))
+
+
+def result_summary(r: Result) -> str:
+    """One line: name, seed, simulated time, flows' goodput, non-empty tables."""
+    s = r.summary
+    flows = r.raw.get("flows") or []
+    goodputs = [f.get("goodput_kbps") for f in flows]
+    shown = "/".join(f"{g / 1000:.3g}" for g in goodputs[:4] if isinstance(g, int | float))
+    more = "/..." if len(goodputs) > 4 else ""
+    tables = [t for t in TABLES if _has_rows(r.raw.get(t))]
+    sim = s.get("sim_time_s")
+    sim_s = f" {sim:g} s" if isinstance(sim, int | float) else ""
+    return (
+        f"<tcpair.Result {r.name} seed={s.get('seed')}{sim_s}: {len(flows)} flow"
+        f"{'' if len(flows) == 1 else 's'}, goodput {shown or '-'}{more} Mb/s; "
+        f"tables: {', '.join(tables) or 'none'}>"
+    )
+
+
+def _has_rows(table: Any) -> bool:
+    if isinstance(table, list):
+        return bool(table)
+    if isinstance(table, Mapping):
+        return any(len(v) for v in table.values() if isinstance(v, list))
+    return False
 
 
 def validate(
     scenario: ScenarioSource,
     *,
-    overrides: Iterable[str] = (),
+    overrides: Overrides | None = (),
     seed: int | None = None,
 ) -> Scenario:
-    """Return the normalised scenario (defaults filled in) or raise ScenarioError."""
+    """Return the normalised scenario or raise :class:`ScenarioError`.
+
+    Normalised: every default filled in and every quantity in base units
+    (seconds, bit/s), so ``"2Mb"`` comes back as ``2000000.0``.
+    """
     sc = prepare(scenario, overrides=overrides, seed=seed)
     core = require_core()
     return json.loads(core.validate(to_json(sc)))
@@ -214,7 +278,9 @@ __all__ = [
     "SimulationError",
     "catalog",
     "core_version",
+    "load",
     "prepare",
+    "result_summary",
     "run",
     "run_json",
     "validate",

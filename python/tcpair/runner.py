@@ -18,17 +18,10 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from tcpair._errors import ScenarioError, SimulationError, require_core
 from tcpair.backends import Backend, WorkerDied, make_backend
+from tcpair.progress import PlainProgress, _progress
 from tcpair.stats import aggregate
 from tcpair.store import Store
 from tcpair.sweepdef import SweepSpec, Task, load_sweep, parse_sweep
@@ -132,20 +125,6 @@ class ExecStats:
     failed: int = 0
 
 
-def _progress(console: Console, enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("[red]{task.fields[failed]} failed"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not enabled,
-    )
-
-
 def execute(
     tasks: Sequence[Task],
     store: Store,
@@ -226,7 +205,7 @@ def _preflight(spec: SweepSpec, tasks: Sequence[Task], metrics: Sequence[str]) -
             raise ScenarioError(f"metric {m!r}: no such flow metric (one of: {', '.join(numeric)})")
 
 
-@dataclass
+@dataclass(repr=False)
 class SweepResult:
     """A sweep's runs (restricted to its plan) and their statistics."""
 
@@ -254,6 +233,21 @@ class SweepResult:
     def points(self, metrics: Sequence[str] | str | None = None) -> pd.DataFrame:
         """Per grid point and flow: mean, std, n and 95% Student-t CI of each metric."""
         return point_stats(self.runs, self.spec, metrics)
+
+    def table(self, name: str) -> pd.DataFrame:
+        """A table the sweep keeps per run (``keep``, e.g. ``timeseries``), each row
+        joined with its run's point, axis values and seed."""
+        from tcpair.sweepview import kept_table
+
+        return kept_table(self, name)
+
+    def __repr__(self) -> str:
+        from tcpair.sweepview import sweep_summary
+
+        return sweep_summary(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython's pretty printer
+        p.text(repr(self))
 
 
 def plan_join(tasks: Sequence[Task], stored: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
@@ -462,6 +456,7 @@ def dry_run(spec: SweepSpec, out: str | Path | None, quick: bool) -> dict[str, A
 
 __all__ = [
     "ExecStats",
+    "PlainProgress",
     "SweepResult",
     "dry_run",
     "execute",

@@ -95,60 +95,131 @@ def _list_index(items: list[Any], part: str, where: str, key: str, what: str) ->
     raise ScenarioError(f"{what} {key}: no element named {part!r} in {where} (known: {known})")
 
 
+def _label(where: list[str]) -> str:
+    return ".".join(where) or "the scenario"
+
+
+def _element_label(item: Any, part: str) -> str:
+    """How an error names a list element: its ``name`` when it has one."""
+    name = item.get("name") if isinstance(item, Mapping) else None
+    return name if isinstance(name, str) and name and "." not in name else part
+
+
 def set_path(scenario: Scenario, key: str, value: Any, *, what: str = "--set") -> None:
     """Set ``value`` at dotted ``key`` in place, creating missing tables.
 
-    ``what`` names where the key came from in error messages (``--set``, a
-    sweep axis, ...).
+    A ``*`` component stands for every element of a list (``flows.*.variant``)
+    or every table in a table. ``what`` names where the key came from in error
+    messages (``--set``, a sweep axis, ...).
     """
     parts = key.split(".")
-    node: Any = scenario
-    where: list[str] = []
-    for i, part in enumerate(parts):
-        last = i == len(parts) - 1
-        label = ".".join(where) or "the scenario"
-        if isinstance(node, dict):
-            if last:
-                node[part] = value
-                return
-            if part not in node:
-                node[part] = {}
-            node = node[part]
-        elif isinstance(node, list):
-            idx = _list_index(node, part, label, key, what)
-            if last:
-                node[idx] = value
-                return
-            node = node[idx]
-        else:
-            raise ScenarioError(
-                f"{what} {key}: {label} is a {type(node).__name__} ({node!r}), "
-                f"not a table, so it has no field {part!r}"
-            )
-        where.append(part)
+    if _set(scenario, parts, value, [], key, what) == 0:
+        raise ScenarioError(f"{what} {key}: the wildcard * matches no element")
+
+
+def _set(node: Any, parts: list[str], value: Any, where: list[str], key: str, what: str) -> int:
+    """Set ``value`` at ``parts`` below ``node``; returns how many places were set."""
+    part, rest = parts[0], parts[1:]
+    if part == "*":
+        return _set_all(node, parts, value, where, key, what)
+    if isinstance(node, dict):
+        if not rest:
+            node[part] = value
+            return 1
+        child = node.setdefault(part, {})
+        return _set(child, rest, value, [*where, part], key, what)
+    if isinstance(node, list):
+        idx = _list_index(node, part, _label(where), key, what)
+        if not rest:
+            node[idx] = copy.deepcopy(value)
+            return 1
+        label = _element_label(node[idx], part)
+        return _set(node[idx], rest, value, [*where, label], key, what)
+    raise ScenarioError(
+        f"{what} {key}: {_label(where)} is a {type(node).__name__} ({node!r}), "
+        f"not a table, so it has no field {part!r}"
+    )
+
+
+def _set_all(node: Any, parts: list[str], value: Any, where: list[str], key: str, what: str) -> int:
+    """``*``: every element of a list, every table in a table."""
+    rest = parts[1:]
+    if isinstance(node, list):
+        items = [(str(i), node[i]) for i in range(len(node))]
+    elif isinstance(node, dict):
+        items = [(k, v) for k, v in node.items() if isinstance(v, dict)]
+    else:
+        raise ScenarioError(
+            f"{what} {key}: {_label(where)} is a {type(node).__name__} ({node!r}), "
+            "not a list or table, so * matches nothing"
+        )
+    done = 0
+    for part, item in items:
+        if not rest:
+            node[int(part) if isinstance(node, list) else part] = copy.deepcopy(value)
+            done += 1
+            continue
+        if not isinstance(item, dict | list):
+            label = _label([*where, _element_label(item, part)])
+            raise ScenarioError(f"{what} {key}: {label} is not a table")
+        label = _element_label(item, part)
+        done += _set(item, rest, copy.deepcopy(value), [*where, label], key, what)
+    return done
+
+
+Overrides = Iterable[str] | Mapping[str, Any]
+
+
+def override_items(overrides: Overrides | str | None) -> list[tuple[str, Any]]:
+    """``(dotted key, value)`` pairs from ``["k=v", ...]``, ``"k=v"`` or ``{"k": v}``.
+
+    Strings are parsed as on the command line (TOML literal, else text); the
+    values of a dict are taken as they are.
+    """
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        return [split_override(overrides)]
+    if isinstance(overrides, Mapping):
+        out = []
+        for key, value in overrides.items():
+            key = str(key).strip()
+            if not key or any(not p.strip() for p in key.split(".")):
+                raise ScenarioError(f"overrides {key!r}: empty component in the dotted key")
+            out.append((key, value))
+        return out
+    return [split_override(item) for item in overrides]
 
 
 def apply_overrides(
     scenario: Mapping[str, Any],
-    overrides: Iterable[str] = (),
+    overrides: Overrides | str | None = (),
     *,
     seed: int | None = None,
 ) -> Scenario:
-    """Return a copy of ``scenario`` with ``dotted.key=value`` overrides applied.
+    """Return a copy of ``scenario`` with overrides applied.
 
-    List elements are addressed by index or by ``name`` (``links.wireless``),
-    because names are what scenario files are written in terms of and they do
-    not shift when an element is added. ``seed`` sets ``run.seed``.
+    ``overrides`` is a dict ``{"links.wireless.forward.loss.p": 0.02}`` or a list
+    of ``dotted.key=value`` strings as on the command line. List elements are
+    addressed by index or by ``name`` (``links.wireless``), because names are
+    what scenario files are written in terms of and they do not shift when an
+    element is added; ``*`` addresses every element (``flows.*.variant``).
+    ``seed`` sets ``run.seed``.
     """
     out = copy.deepcopy(dict(scenario))
-    if isinstance(overrides, str):
-        overrides = [overrides]
-    for item in overrides:
-        key, value = split_override(item)
+    for key, value in override_items(overrides):
         set_path(out, key, value)
     if seed is not None:
         set_path(out, "run.seed", int(seed))
     return out
 
 
-__all__ = ["Scenario", "apply_overrides", "load_scenario", "parse_value", "set_path"]
+__all__ = [
+    "Overrides",
+    "Scenario",
+    "apply_overrides",
+    "load_scenario",
+    "override_items",
+    "parse_value",
+    "set_path",
+]

@@ -118,7 +118,7 @@ def test_every_block_runs_as_written(path: Path, tmp_path: Path) -> None:
             if b.skip is not None or not b.lang:
                 continue
             if b.lang == "python":
-                exec(compile(b.code, where, "exec"), namespace)  # noqa: S102
+                exec(compile(b.code, where, "exec"), namespace)
             elif b.lang in ("bash", "sh", "shell", "console"):
                 for line in shell_lines(b.code):
                     run_shell(line, cwd, where)

@@ -88,13 +88,257 @@ pub fn in_range<T: PartialOrd + std::fmt::Display>(
     }
 }
 
-/// Deserialize `value` into `T`, reporting the failing field's path.
+/// Deserialize `value` into `T`, reporting the failing field's path and, in
+/// place of serde's wording, what the field expects in the user's terms.
 pub fn from_value<T: serde::de::DeserializeOwned>(
     value: &serde_json::Value,
 ) -> Result<T, ConfigError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
+        let got = lookup(value, e.path());
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        ConfigError::new(path, e.into_inner().to_string())
+        let message = plain_words(&e.into_inner().to_string(), &path, got);
+        ConfigError::new(path, message)
     })
+}
+
+/// The value at `path` inside `root`, if the path leads anywhere.
+fn lookup<'a>(
+    root: &'a serde_json::Value,
+    path: &serde_path_to_error::Path,
+) -> Option<&'a serde_json::Value> {
+    use serde_path_to_error::Segment;
+    path.iter().try_fold(root, |v, seg| match seg {
+        Segment::Seq { index } => v.get(index),
+        Segment::Map { key } => v.get(key.as_str()),
+        _ => None,
+    })
+}
+
+/// A value as the user wrote it, short.
+fn show(v: &serde_json::Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 60 {
+        format!("{}...", text.chars().take(57).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// The names between backticks in a serde message (`a`, `b` -> [a, b]).
+fn ticked(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// What serde's type name `exp` (after "expected ") means to a user.
+fn expected_words(exp: &str, field: &str) -> String {
+    let exp = exp.trim();
+    let last = field.rsplit('.').next().unwrap_or(field);
+    match exp {
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number >= 0".into(),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".into(),
+        "f32" | "f64" => "a number".into(),
+        "a boolean" => "true or false".into(),
+        "a string" => "text in quotes".into(),
+        "a sequence" => "a list".into(),
+        "a tuple of size 2" => "a pair [start, stop]".into(),
+        "a map" => "a table".into(),
+        "string or map" | "variant identifier" => "a name in quotes".into(),
+        "fewer elements in array" => "a shorter list".into(),
+        _ if exp.starts_with("struct ") => "a table".into(),
+        _ if exp.contains("Quantity") && last == "bandwidth" => {
+            "a rate such as \"10Mb/s\" or a number of bit/s".into()
+        }
+        _ if exp.contains("Quantity") => "a time such as \"10ms\" or a number of seconds".into(),
+        _ => exp.replace('`', "\""),
+    }
+}
+
+/// serde's message rewritten in the user's terms (field kinds, not Rust types).
+fn plain_words(msg: &str, field: &str, got: Option<&serde_json::Value>) -> String {
+    let got = got.map(show);
+    let with_got = |want: String| match &got {
+        Some(g) => format!("expected {want}, got {g}"),
+        None => format!("expected {want}"),
+    };
+    if let Some(rest) = msg.strip_prefix("data did not match any variant of untagged enum ") {
+        return with_got(expected_words(rest, field));
+    }
+    for prefix in ["invalid type: ", "invalid value: ", "invalid length "] {
+        if let Some((_, exp)) = msg
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.rsplit_once(", expected "))
+        {
+            return with_got(expected_words(exp, field));
+        }
+    }
+    if msg.starts_with("unknown field `") {
+        let names = ticked(msg);
+        let known = names.get(1..).unwrap_or_default().join(", ");
+        let known = if known.is_empty() {
+            "none".into()
+        } else {
+            known
+        };
+        return format!("unknown key {:?} (known keys: {known})", names[0]);
+    }
+    if msg.starts_with("unknown variant `") {
+        let names = ticked(msg);
+        return format!(
+            "unknown value {:?}; expected one of: {}",
+            names[0],
+            names.get(1..).unwrap_or_default().join(", ")
+        );
+    }
+    if let Some(name) = msg.strip_prefix("missing field `") {
+        return format!("missing required key {:?}", name.trim_end_matches('`'));
+    }
+    if let Some(name) = msg.strip_prefix("duplicate field `") {
+        return format!("key {:?} given twice", name.trim_end_matches('`'));
+    }
+    msg.to_string()
+}
+
+impl ConfigError {
+    /// The path with list elements named by their `name` field where they
+    /// have one (`links.wireless.delay`, not `links[1].delay`), as users
+    /// address them in `--set`; elements without a name keep their index.
+    pub fn named(mut self, root: &serde_json::Value) -> Self {
+        let mut out = String::new();
+        let mut node = Some(root);
+        let mut rest = self.path.as_str();
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix('[') {
+                let Some((idx, tail)) = after.split_once(']') else {
+                    out.push('[');
+                    out.push_str(after);
+                    break;
+                };
+                let item = idx.parse::<usize>().ok().and_then(|i| node?.get(i));
+                match item.and_then(|v| v.get("name")).and_then(|n| n.as_str()) {
+                    Some(name) if plain_name(name) && unique_name(node, name) => {
+                        out.push('.');
+                        out.push_str(name);
+                    }
+                    _ => out.push_str(&format!("[{idx}]")),
+                }
+                node = item;
+                rest = tail;
+            } else {
+                let key_start = usize::from(rest.starts_with('.'));
+                let body = &rest[key_start..];
+                let end = body.find(['.', '[']).unwrap_or(body.len());
+                let key = &body[..end];
+                if key_start == 1 || !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+                node = node.and_then(|v| v.get(key));
+                rest = &body[end..];
+            }
+        }
+        self.path = out;
+        self
+    }
+}
+
+/// No other element of the list `list` has the name `name`.
+fn unique_name(list: Option<&serde_json::Value>, name: &str) -> bool {
+    let same = |v: &&serde_json::Value| v.get("name").and_then(|n| n.as_str()) == Some(name);
+    list.and_then(|l| l.as_array())
+        .is_some_and(|a| a.iter().filter(same).count() == 1)
+}
+
+/// A name that reads unambiguously as a path component.
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.chars().all(|c| c.is_ascii_digit())
+        && !name.contains(['.', '[', ']', '*', '='])
+        && !name.chars().any(char::is_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn paths_name_list_elements() {
+        let root = json!({"links": [{"from": "a"}, {"name": "wl", "forward": {"loss": {"p": 2}}}],
+                          "nodes": [{"name": "bs", "bs": ["snoop"]}]});
+        let n = |p: &str| ConfigError::new(p, "x").named(&root).path;
+        assert_eq!(n("links[1].forward.loss.p"), "links.wl.forward.loss.p");
+        assert_eq!(n("links[0].bandwidth"), "links[0].bandwidth");
+        assert_eq!(n("nodes[0].bs[0]"), "nodes.bs.bs[0]");
+        assert_eq!(n("links[7].delay"), "links[7].delay");
+        assert_eq!(n("run.duration"), "run.duration");
+        let twice = json!({"nodes": [{"name": "a"}, {"name": "a"}]});
+        let e = ConfigError::new("nodes[1].name", "duplicate").named(&twice);
+        assert_eq!(e.path, "nodes[1].name", "a duplicate name is no address");
+        assert_eq!(n(""), "");
+    }
+
+    // Stand-ins for the schema's types (this layer may not use them).
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(untagged)]
+    #[allow(dead_code)]
+    enum Quantity {
+        Num(f64),
+        Text(String),
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    #[allow(dead_code)]
+    enum Kind {
+        Wired,
+        Wireless,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Demo {
+        queue: u32,
+        bandwidth: Quantity,
+        delay: Quantity,
+        on: bool,
+        x: f64,
+        kind: Kind,
+    }
+
+    #[test]
+    fn serde_wording_is_replaced() {
+        let ok =
+            json!({"queue": 1, "bandwidth": 1, "delay": 1, "on": true, "x": 1.0, "kind": "wired"});
+        let cases = [
+            ("queue", json!(-1), "a whole number >= 0"),
+            ("queue", json!("abc"), "a whole number >= 0, got \"abc\""),
+            ("queue", json!(1.5), "got 1.5"),
+            ("bandwidth", json!(true), "a rate such as"),
+            ("delay", json!([1]), "a time such as"),
+            ("on", json!(1), "true or false"),
+            ("x", json!("a"), "a number"),
+            (
+                "kind",
+                json!("radio"),
+                "unknown value \"radio\"; expected one of: wired, wireless",
+            ),
+            ("extra", json!(1), "unknown key \"extra\""),
+        ];
+        for (key, bad, want) in cases {
+            let mut v = ok.clone();
+            v[key] = bad;
+            let e = from_value::<Demo>(&v).unwrap_err();
+            assert_eq!(e.path, key);
+            assert!(e.message.contains(want), "{key}: {e}");
+            for serde_phrase in ["invalid type", "invalid value", "untagged", "u32", "`"] {
+                assert!(!e.message.contains(serde_phrase), "{key}: {e}");
+            }
+        }
+        let mut v = ok.clone();
+        v.as_object_mut().unwrap().remove("delay");
+        let e = from_value::<Demo>(&v).unwrap_err();
+        assert_eq!(e.message, "missing required key \"delay\"");
+    }
 }

@@ -43,9 +43,10 @@ pub fn catalog() -> serde_json::Value {
     })
 }
 
-/// Validate a scenario (JSON text) and return it normalized, defaults filled in.
+/// Validate a scenario (JSON text) and return it normalized: defaults filled
+/// in, quantities in base units (seconds, bit/s).
 pub fn validate_json(text: &str) -> Result<serde_json::Value, ConfigError> {
     let v = scenario::parse_json(text)?;
     let (sc, _) = scenario::Scenario::build(&v)?;
-    serde_json::to_value(&sc.spec).map_err(|e| ConfigError::new("", e.to_string()))
+    serde_json::to_value(sc.normalized()).map_err(|e| ConfigError::new("", e.to_string()))
 }

@@ -12,6 +12,7 @@ pub enum Quantity {
     Text(String),
 }
 
+/// The number and the unit text after it (unit trimmed, case kept).
 fn split_num(s: &str) -> Option<(f64, String)> {
     let s = s.trim();
     let end = s
@@ -22,7 +23,84 @@ fn split_num(s: &str) -> Option<(f64, String)> {
     // "1e" followed by a unit letter would be ambiguous; numbers come first.
     let (num, unit) = s.split_at(end);
     let v: f64 = num.trim().parse().ok()?;
-    Some((v, unit.trim().to_ascii_lowercase()))
+    Some((v, unit.trim().to_string()))
+}
+
+/// Rate units, as in ns-3's `DataRate`: a decimal prefix (none, `k`/`K`,
+/// `M`, `G`), then bits (`b`, `bit`, `bits`, `bps`, `b/s`, `bit/s`,
+/// `bits/s`) or bytes (`B`, `Bps`, `B/s`), so `1MBps` is 8e6 bit/s.
+/// Case matters for `b` (bits) versus `B` (bytes) and for `M`; a bare
+/// prefix (`10M`) is rejected as ambiguous.
+pub const RATE_UNITS: &str =
+    "b, bit, bits, bps, b/s, bit/s, bits/s (bits) or B, Bps, B/s (bytes), \
+after a prefix k, K, M or G (e.g. \"10Mb/s\", \"1MBps\" = 8 Mb/s)";
+
+fn rate_multiplier(unit: &str) -> Option<f64> {
+    let (scale, rest) = match unit.chars().next() {
+        Some('k' | 'K') => (1e3, &unit[1..]),
+        Some('M') => (1e6, &unit[1..]),
+        Some('G') => (1e9, &unit[1..]),
+        _ => (1.0, unit),
+    };
+    let per_bit = match rest.trim() {
+        "" if scale == 1.0 => 1.0,
+        "b" | "bit" | "bits" | "bps" | "b/s" | "bit/s" | "bits/s" => 1.0,
+        "B" | "Bps" | "B/s" => 8.0,
+        _ => return None,
+    };
+    Some(scale * per_bit)
+}
+
+/// Time units: `s`, `ms`, `us` (or `µs`), `ns`, in any letter case.
+pub const TIME_UNITS: &str = "s, ms, us (or µs) or ns";
+
+fn time_multiplier(unit: &str) -> Option<f64> {
+    Some(match unit.to_lowercase().as_str() {
+        "" | "s" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" | "μs" => 1e-6,
+        "ns" => 1e-9,
+        _ => return None,
+    })
+}
+
+/// Size units: `B` (bytes), `kB`/`KB` (10^3 bytes), `KiB` (1024 bytes).
+pub const SIZE_UNITS: &str = "B, kB, KB (1000 bytes) or KiB (1024 bytes)";
+
+/// Bytes in a size written as a whole number or a string with a unit.
+pub fn bytes_of(v: &serde_json::Value) -> Result<u32, String> {
+    let want = || format!("expected a size in bytes such as 1000 or \"1kB\", got {v}");
+    let bytes = match v {
+        serde_json::Value::Number(n) => n.as_u64().ok_or_else(want)? as f64,
+        serde_json::Value::String(s) => {
+            let (num, unit) = split_num(s).ok_or_else(want)?;
+            let mult = match unit.as_str() {
+                "" | "B" => 1.0,
+                "kB" | "KB" => 1e3,
+                "KiB" => 1024.0,
+                _ => {
+                    return Err(format!(
+                        "unknown size unit {unit:?} in {s:?}; use {SIZE_UNITS}"
+                    ))
+                }
+            };
+            num * mult
+        }
+        _ => return Err(want()),
+    };
+    if !(0.0..=f64::from(u32::MAX)).contains(&bytes) || bytes.fract() != 0.0 {
+        return Err(format!(
+            "expected a whole number of bytes from 0 to {}, got {v}",
+            u32::MAX
+        ));
+    }
+    Ok(bytes as u32)
+}
+
+/// serde `deserialize_with` for byte sizes (`packet_size = "1kB"`).
+pub fn de_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    bytes_of(&v).map_err(serde::de::Error::custom)
 }
 
 impl Quantity {
@@ -32,23 +110,11 @@ impl Quantity {
             Quantity::Num(v) => Ok(*v),
             Quantity::Text(s) => {
                 let (v, unit) = split_num(s).ok_or_else(|| {
-                    format!("cannot read bandwidth {s:?}; write e.g. 10e6, \"10Mb\" or \"2 Mb/s\"")
+                    format!("cannot read the rate {s:?}; write e.g. 10e6 (bit/s), \"10Mb/s\" or \"1MBps\"")
                 })?;
-                let unit = unit
-                    .trim_end_matches("/s")
-                    .trim_end_matches("ps")
-                    .trim_end_matches("it");
-                let mult = match unit {
-                    "" | "b" => 1.0,
-                    "k" | "kb" => 1e3,
-                    "m" | "mb" => 1e6,
-                    "g" | "gb" => 1e9,
-                    _ => {
-                        return Err(format!(
-                        "unknown bandwidth unit in {s:?}; use b, kb, Mb or Gb (bits per second)"
-                    ))
-                    }
-                };
+                let mult = rate_multiplier(&unit).ok_or_else(|| {
+                    format!("unknown rate unit {unit:?} in {s:?}; use {RATE_UNITS}")
+                })?;
                 Ok(v * mult)
             }
         }
@@ -60,15 +126,11 @@ impl Quantity {
             Quantity::Num(v) => Ok(*v),
             Quantity::Text(s) => {
                 let (v, unit) = split_num(s).ok_or_else(|| {
-                    format!("cannot read duration {s:?}; write e.g. 0.01, \"10ms\" or \"64us\"")
+                    format!("cannot read the duration {s:?}; write e.g. 0.01, \"10ms\" or \"64us\"")
                 })?;
-                let mult = match unit.as_str() {
-                    "" | "s" => 1.0,
-                    "ms" => 1e-3,
-                    "us" | "µs" => 1e-6,
-                    "ns" => 1e-9,
-                    _ => return Err(format!("unknown time unit in {s:?}; use s, ms, us or ns")),
-                };
+                let mult = time_multiplier(&unit).ok_or_else(|| {
+                    format!("unknown time unit {unit:?} in {s:?}; use {TIME_UNITS}")
+                })?;
                 Ok(v * mult)
             }
         }
@@ -92,5 +154,91 @@ mod tests {
         assert_eq!(q("1.5s").as_secs().unwrap(), 1.5);
         assert!(q("10 parsecs").as_secs().is_err());
         assert!(q("fast").as_bps().is_err());
+    }
+
+    /// Every rate spelling docs/scenarios.md lists, bits and bytes.
+    #[test]
+    fn every_rate_spelling() {
+        let bits = ["b", "bit", "bits", "bps", "b/s", "bit/s", "bits/s"];
+        let bytes = ["B", "Bps", "B/s"];
+        let prefixes = [("", 1.0), ("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9)];
+        for (pre, scale) in prefixes {
+            for (units, per) in [(&bits[..], 1.0), (&bytes[..], 8.0)] {
+                for u in units {
+                    for sep in ["", " "] {
+                        let text = format!("3{sep}{pre}{u}");
+                        let got = Quantity::Text(text.clone()).as_bps().unwrap();
+                        assert!((got - 3.0 * scale * per).abs() < 1e-6, "{text}: {got}");
+                    }
+                }
+            }
+        }
+        assert_eq!(Quantity::Text("1MBps".into()).as_bps().unwrap(), 8e6);
+        assert_eq!(Quantity::Text("1MB/s".into()).as_bps().unwrap(), 8e6);
+        assert_eq!(Quantity::Text("1000".into()).as_bps().unwrap(), 1000.0);
+        for bad in [
+            "10M",
+            "10k",
+            "10mb",
+            "10gb",
+            "10 MiB/s",
+            "10 Mbit/h",
+            "10 kBit",
+        ] {
+            let e = Quantity::Text(bad.into()).as_bps().unwrap_err();
+            assert!(e.contains("unit") && e.contains("MBps"), "{bad}: {e}");
+        }
+    }
+
+    /// Every size spelling docs/scenarios.md lists.
+    #[test]
+    fn every_size_spelling() {
+        use serde_json::json;
+        let cases = [("B", 1), ("kB", 1000), ("KB", 1000), ("KiB", 1024)];
+        for (u, m) in cases {
+            for text in [format!("2{u}"), format!("2 {u}")] {
+                assert_eq!(bytes_of(&json!(text)).unwrap(), 2 * m, "{text}");
+            }
+        }
+        assert_eq!(bytes_of(&json!(1500)).unwrap(), 1500);
+        assert_eq!(bytes_of(&json!("1500")).unwrap(), 1500);
+        assert_eq!(bytes_of(&json!("1.5kB")).unwrap(), 1500);
+        for bad in [
+            json!(-1),
+            json!(1.5),
+            json!("1.5B"),
+            json!("2 kb"),
+            json!("2MB"),
+            json!(true),
+        ] {
+            let e = bytes_of(&bad).unwrap_err();
+            assert!(e.contains("bytes") || e.contains("size unit"), "{bad}: {e}");
+        }
+    }
+
+    /// Every time spelling docs/scenarios.md lists.
+    #[test]
+    fn every_time_spelling() {
+        let cases = [
+            ("s", 1.0),
+            ("ms", 1e-3),
+            ("us", 1e-6),
+            ("µs", 1e-6),
+            ("μs", 1e-6),
+            ("ns", 1e-9),
+        ];
+        for (u, m) in cases {
+            let upper = if u.is_ascii() {
+                u.to_uppercase()
+            } else {
+                u.into()
+            };
+            for text in [format!("7{u}"), format!("7 {u}"), format!("7{upper}")] {
+                let got = Quantity::Text(text.clone()).as_secs().unwrap();
+                assert!((got - 7.0 * m).abs() < 1e-15, "{text}: {got}");
+            }
+        }
+        assert_eq!(Quantity::Text("2.5".into()).as_secs().unwrap(), 2.5);
+        assert!(Quantity::Text("7 min".into()).as_secs().is_err());
     }
 }

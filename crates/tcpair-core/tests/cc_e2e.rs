@@ -101,7 +101,7 @@ fn error_of(v: &Value) -> String {
 #[test]
 fn a_variant_with_its_own_op_refuses_another() {
     let msg = error_of(&with_congestion("veno", json!("westwood+")));
-    assert!(msg.starts_with("flows[0].tcp.congestion"), "{msg}");
+    assert!(msg.starts_with("flows.tcp1.tcp.congestion"), "{msg}");
     assert!(msg.contains("westwood+") && msg.contains("veno"), "{msg}");
     // Naming the variant's own op is fine.
     run(&with_congestion("veno", json!({"name": "veno", "beta": 2})));
@@ -114,7 +114,7 @@ fn bad_parameters_name_the_field() {
         json!({"name": "veno", "beta": -1}),
     ));
     assert!(
-        msg.starts_with("flows[0].tcp.congestion.beta") && msg.contains("-1"),
+        msg.starts_with("flows.tcp1.tcp.congestion.beta") && msg.contains("-1"),
         "{msg}"
     );
     let msg = error_of(&with_congestion(
@@ -122,7 +122,7 @@ fn bad_parameters_name_the_field() {
         json!({"name": "westwood+", "min_interval": "soon"}),
     ));
     assert!(
-        msg.starts_with("flows[0].tcp.congestion.min_interval") && msg.contains("soon"),
+        msg.starts_with("flows.tcp1.tcp.congestion.min_interval") && msg.contains("soon"),
         "{msg}"
     );
 }

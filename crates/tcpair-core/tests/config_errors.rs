@@ -28,7 +28,7 @@ fn unknown_key() {
     expect(|v| v["run"]["durration"] = json!(5), "run", "durration");
     expect(
         |v| v["links"][1]["forward"]["jitter"] = json!(1),
-        "links[1].forward",
+        "links.wireless.forward",
         "jitter",
     );
 }
@@ -37,7 +37,7 @@ fn unknown_key() {
 fn wrong_type() {
     expect(
         |v| v["flows"][0]["window"] = json!("big"),
-        "flows[0].window",
+        "flows.tcp1.window",
         "big",
     );
 }
@@ -46,12 +46,12 @@ fn wrong_type() {
 fn negative_bandwidth() {
     expect(
         |v| v["links"][0]["bandwidth"] = json!(-5.0),
-        "links[0].bandwidth",
+        "links.wired.bandwidth",
         "-5",
     );
     expect(
         |v| v["links"][0]["bandwidth"] = json!("fast"),
-        "links[0].bandwidth",
+        "links.wired.bandwidth",
         "fast",
     );
 }
@@ -60,7 +60,7 @@ fn negative_bandwidth() {
 fn negative_delay() {
     expect(
         |v| v["links"][0]["delay"] = json!(-0.1),
-        "links[0].delay",
+        "links.wired.delay",
         "-0.1",
     );
 }
@@ -69,7 +69,7 @@ fn negative_delay() {
 fn probability_outside_unit_interval() {
     expect(
         |v| v["links"][1]["forward"]["loss"]["p"] = json!(1.5),
-        "links[1].forward.loss.p",
+        "links.wireless.forward.loss.p",
         "1.5",
     );
 }
@@ -78,7 +78,7 @@ fn probability_outside_unit_interval() {
 fn unknown_error_model() {
     expect(
         |v| v["links"][1]["forward"]["loss"]["model"] = json!("gilbert"),
-        "links[1].forward.loss.model",
+        "links.wireless.forward.loss.model",
         "gilbert",
     );
 }
@@ -87,12 +87,12 @@ fn unknown_error_model() {
 fn unknown_node() {
     expect(
         |v| v["flows"][0]["dst"] = json!("mh2"),
-        "flows[0].dst",
+        "flows.tcp1.dst",
         "mh2",
     );
     expect(
         |v| v["links"][0]["from"] = json!("nowhere"),
-        "links[0].from",
+        "links.wired.from",
         "nowhere",
     );
 }
@@ -107,7 +107,7 @@ fn unroutable_flow() {
                 .push(json!({"name": "island"}));
             v["flows"][0]["dst"] = json!("island");
         },
-        "flows[0].dst",
+        "flows.tcp1.dst",
         "no route",
     );
 }
@@ -122,7 +122,7 @@ fn non_positive_duration() {
 fn unknown_variant() {
     expect(
         |v| v["flows"][0]["variant"] = json!("cubic"),
-        "flows[0].variant",
+        "flows.tcp1.variant",
         "cubic",
     );
 }
@@ -140,7 +140,7 @@ fn duplicate_names() {
 fn flow_on_a_router() {
     expect(
         |v| v["flows"][0]["dst"] = json!("bs"),
-        "flows[0].dst",
+        "flows.tcp1.dst",
         "router",
     );
 }
@@ -149,7 +149,7 @@ fn flow_on_a_router() {
 fn reorder_range_inverted() {
     expect(
         |v| v["links"][1]["forward"]["reorder"] = json!({"p": 0.1, "min": 5, "max": 2}),
-        "links[1].forward.reorder",
+        "links.wireless.forward.reorder",
         "5",
     );
 }
@@ -178,31 +178,31 @@ fn bs_agent_errors_name_the_field() {
     // Unknown agent.
     expect(
         |v| v["nodes"][1]["bs"] = json!(["snooop"]),
-        "nodes[1].bs[0]",
+        "nodes.bs.bs[0]",
         "unknown BS agent \"snooop\"",
     );
     // Unknown parameter of a known agent.
     expect(
         |v| v["nodes"][1]["bs"] = json!([{"agent": "snoop", "cache_size": 5}]),
-        "nodes[1].bs[0]",
+        "nodes.bs.bs[0]",
         "cache_size",
     );
     // Out-of-range parameter.
     expect(
         |v| v["nodes"][1]["bs"] = json!([{"agent": "snoop", "cache": 0}]),
-        "nodes[1].bs[0].cache",
+        "nodes.bs.bs[0].cache",
         "0",
     );
     // A table without `agent`.
     expect(
         |v| v["nodes"][1]["bs"] = json!([{"cache": 5}]),
-        "nodes[1].bs[0]",
+        "nodes.bs.bs[0]",
         "`agent`",
     );
     // Agents on a node no flow passes through (the sender's own host).
     expect(
         |v| v["nodes"][0]["bs"] = json!(["snoop"]),
-        "nodes[0].bs",
+        "nodes.fh.bs",
         "no flow passes through",
     );
 }
@@ -213,7 +213,7 @@ fn bs_agent_next_to_no_wireless_link() {
     v["links"][1]["kind"] = json!("wired");
     v["nodes"][1]["bs"] = json!(["syndrome"]);
     let msg = error_of(&v);
-    assert!(msg.starts_with("nodes[1].bs"), "{msg}");
+    assert!(msg.starts_with("nodes.bs.bs"), "{msg}");
     assert!(msg.contains("wireless"), "{msg}");
 }
 
@@ -221,7 +221,7 @@ fn bs_agent_next_to_no_wireless_link() {
 fn syndrome_receiver_needs_a_syndrome_bs() {
     expect(
         |v| v["flows"][0]["sink"] = json!({"syndrome": true}),
-        "flows[0].sink.syndrome",
+        "flows.tcp1.sink.syndrome",
         "syndrome",
     );
     // A Snoop BS is not a Syndrome counter.
@@ -230,7 +230,7 @@ fn syndrome_receiver_needs_a_syndrome_bs() {
             v["nodes"][1]["bs"] = json!(["snoop"]);
             v["flows"][0]["sink"] = json!({"syndrome": true});
         },
-        "flows[0].sink.syndrome",
+        "flows.tcp1.sink.syndrome",
         "found none",
     );
     expect(
@@ -238,7 +238,7 @@ fn syndrome_receiver_needs_a_syndrome_bs() {
             v["nodes"][1]["bs"] = json!(["syndrome"]);
             v["flows"][0]["sink"] = json!({"syndrome": true, "syndrome_unused_credit": "float"});
         },
-        "flows[0].sink.syndrome_unused_credit",
+        "flows.tcp1.sink.syndrome_unused_credit",
         "\"float\"",
     );
 }
@@ -247,7 +247,7 @@ fn syndrome_receiver_needs_a_syndrome_bs() {
 fn clrp_end_points_need_a_clrp_bs_and_valid_parameters() {
     expect(
         |v| v["flows"][0]["sink"] = json!({"clrp": true}),
-        "flows[0].sink.clrp",
+        "flows.tcp1.sink.clrp",
         "`clrp` BS agent",
     );
     expect(
@@ -255,7 +255,7 @@ fn clrp_end_points_need_a_clrp_bs_and_valid_parameters() {
             v["nodes"][1]["bs"] = json!(["snoop"]);
             v["flows"][0]["tcp"] = json!({"clrp": true});
         },
-        "flows[0].tcp.clrp",
+        "flows.tcp1.tcp.clrp",
         "found none",
     );
     expect(
@@ -263,7 +263,7 @@ fn clrp_end_points_need_a_clrp_bs_and_valid_parameters() {
             v["nodes"][1]["bs"] = json!(["clrp"]);
             v["flows"][0]["tcp"] = json!({"clrp": true, "clrp_rxmit_threshold": 0});
         },
-        "flows[0].tcp.clrp_rxmit_threshold",
+        "flows.tcp1.tcp.clrp_rxmit_threshold",
         "got 0",
     );
     expect(
@@ -271,17 +271,17 @@ fn clrp_end_points_need_a_clrp_bs_and_valid_parameters() {
             v["nodes"][1]["bs"] = json!(["clrp"]);
             v["flows"][0]["sink"] = json!({"clrp": true, "clrp_max_blocks": 9});
         },
-        "flows[0].sink.clrp_max_blocks",
+        "flows.tcp1.sink.clrp_max_blocks",
         "got 9",
     );
     expect(
         |v| v["nodes"][1]["bs"] = json!([{"agent": "clrp", "max_blocks": 0}]),
-        "nodes[1].bs[0].max_blocks",
+        "nodes.bs.bs[0].max_blocks",
         "got 0",
     );
     expect(
         |v| v["nodes"][1]["bs"] = json!([{"agent": "clrp", "rxmit_treshold": 2}]),
-        "nodes[1].bs[0]",
+        "nodes.bs.bs[0]",
         "rxmit_treshold",
     );
 }

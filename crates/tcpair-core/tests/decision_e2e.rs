@@ -126,12 +126,12 @@ fn conflicting_or_unknown_parts_are_rejected_by_field() {
     };
     let e = err(json!({"eln": true, "detector": "oracle"}));
     assert!(
-        e.starts_with("flows[0].tcp.eln") && e.contains("oracle"),
+        e.starts_with("flows.tcp1.tcp.eln") && e.contains("oracle"),
         "{e}"
     );
     let e = err(json!({"detector": "psychic"}));
     assert!(
-        e.starts_with("flows[0].tcp.detector") && e.contains("psychic"),
+        e.starts_with("flows.tcp1.tcp.detector") && e.contains("psychic"),
         "{e}"
     );
     assert!(
@@ -140,17 +140,17 @@ fn conflicting_or_unknown_parts_are_rejected_by_field() {
     );
     let e = err(json!({"responder": 18}));
     assert!(
-        e.starts_with("flows[0].tcp.responder") && e.contains("\"18\""),
+        e.starts_with("flows.tcp1.tcp.responder") && e.contains("\"18\""),
         "{e}"
     );
     let e = err(json!({"responder": {"name": 21, "cwnd": 2}}));
     assert!(
-        e.starts_with("flows[0].tcp.responder") && e.contains("cwnd"),
+        e.starts_with("flows.tcp1.tcp.responder") && e.contains("cwnd"),
         "{e}"
     );
     let e = err(json!({"congestion": "cubic"}));
     assert!(
-        e.starts_with("flows[0].tcp.congestion") && e.contains("cubic"),
+        e.starts_with("flows.tcp1.tcp.congestion") && e.contains("cubic"),
         "{e}"
     );
 }

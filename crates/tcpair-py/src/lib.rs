@@ -45,7 +45,8 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     })
 }
 
-/// Validate a scenario; returns it normalized (defaults filled in) as JSON.
+/// Validate a scenario; returns it normalized (defaults filled in, base
+/// units: seconds, bit/s) as JSON; errors name list elements by `name`.
 #[pyfunction]
 fn validate(scenario_json: &str) -> PyResult<String> {
     guarded(|| Ok(tcpair_core::validate_json(scenario_json)?.to_string()))

@@ -92,8 +92,9 @@ pub fn build_windowed(table: &serde_json::Value) -> Result<Box<dyn ErrorModel>, 
     })?;
     let inner = (info.build)(&serde_json::Value::Object(rest)).map_err(|mut e| {
         // serde lists only the model's own keys; the window keys are legal too.
-        if e.message.starts_with("unknown field") {
-            e.message.push_str(" (or `model`, `start`, `stop`)");
+        if e.message.starts_with("unknown key") && e.message.ends_with(')') {
+            e.message.pop();
+            e.message.push_str(", model, start, stop)");
         }
         e
     })?;
@@ -172,6 +173,6 @@ mod tests {
         assert_eq!(e.path, "p");
         let e = build_windowed(&json!({"model": "uniform", "p": 0.1, "rate": 7})).unwrap_err();
         assert_eq!(e.path, "rate");
-        assert!(e.message.contains("`start`"), "{e}");
+        assert!(e.message.contains("start, stop"), "{e}");
     }
 }

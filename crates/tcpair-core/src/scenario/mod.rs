@@ -19,7 +19,7 @@ pub use crate::units::Quantity;
 pub use agents::NodeAgents;
 pub use spec::*;
 
-use crate::engine::{secs, Time};
+use crate::engine::{secs, to_secs, Time};
 use crate::error::{from_value, ConfigError};
 use crate::net::{DirId, Topology};
 use crate::packet::NodeId;
@@ -111,8 +111,13 @@ fn check_run(run: &RunSpec) -> Result<(f64, f64), ConfigError> {
 }
 
 impl Scenario {
-    /// Validate `value` and build the scenario and its network.
+    /// Validate `value` and build the scenario and its network. Error paths
+    /// name list elements by their `name` where they have one.
     pub fn build(value: &serde_json::Value) -> Result<(Scenario, Topology), ConfigError> {
+        Self::build_unnamed(value).map_err(|e| e.named(value))
+    }
+
+    fn build_unnamed(value: &serde_json::Value) -> Result<(Scenario, Topology), ConfigError> {
         if !value.is_object() {
             return Err(err(
                 "",
@@ -143,5 +148,89 @@ impl Scenario {
             spec,
         };
         Ok((scenario, topo))
+    }
+}
+
+impl Scenario {
+    /// The spec as `tcpair validate --json` prints it: every default filled
+    /// in (the senders' scalar knobs from the built [`TcpConfig`]) and every
+    /// quantity in base units (seconds, bit/s). Feeding it back in runs the
+    /// same simulation.
+    pub fn normalized(&self) -> ScenarioSpec {
+        let mut spec = self.spec.clone();
+        let s = |q: &mut Quantity| *q = Quantity::Num(q.as_secs().unwrap_or(f64::NAN));
+        s(&mut spec.run.duration);
+        s(&mut spec.run.warmup);
+        s(&mut spec.output.interval);
+        s(&mut spec.output.throughput_window);
+        for l in &mut spec.links {
+            l.bandwidth = Quantity::Num(l.bandwidth.as_bps().unwrap_or(f64::NAN));
+            s(&mut l.delay);
+        }
+        for (f, plan) in spec.flows.iter_mut().zip(&self.flows) {
+            s(&mut f.start);
+            s(&mut f.sink.delack_timeout);
+            fill_tcp(&mut f.tcp, &plan.tcp);
+        }
+        spec
+    }
+}
+
+/// The sender's scalar settings as built (defaults included), in seconds.
+fn fill_tcp(t: &mut TcpSpec, c: &TcpConfig) {
+    let q = |v: Time| Some(Quantity::Num(to_secs(v)));
+    t.initial_cwnd = Some(c.initial_cwnd);
+    t.initial_ssthresh = Some(c.initial_ssthresh);
+    t.dupack_threshold = Some(c.dupack_threshold);
+    t.limited_transmit = Some(c.limited_transmit);
+    t.initial_rto = q(c.initial_rto);
+    t.min_rto = q(c.min_rto);
+    t.max_rto = q(c.max_rto);
+    t.granularity = q(c.granularity);
+    t.max_backoff = Some(c.max_backoff);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn scenario() -> serde_json::Value {
+        json!({
+            "run": {"duration": "2s"},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"name": "ab", "from": "a", "to": "b", "bandwidth": "1MBps", "delay": "10ms"}],
+            "flows": [{"src": "a", "dst": "b", "start": "500ms"}]
+        })
+    }
+
+    #[test]
+    fn normalized_is_in_base_units_with_defaults() {
+        let (sc, _) = Scenario::build(&scenario()).unwrap();
+        let v = serde_json::to_value(sc.normalized()).unwrap();
+        assert_eq!(v["links"][0]["bandwidth"], json!(8e6));
+        assert_eq!(v["links"][0]["delay"], json!(0.01));
+        assert_eq!(v["links"][0]["queue"], json!(50));
+        assert_eq!(v["run"]["duration"], json!(2.0));
+        assert_eq!(v["flows"][0]["start"], json!(0.5));
+        assert_eq!(v["flows"][0]["name"], json!("flow0"));
+        assert_eq!(v["flows"][0]["tcp"]["min_rto"], json!(0.2));
+        assert_eq!(v["flows"][0]["tcp"]["dupack_threshold"], json!(3));
+        // Normalizing is idempotent: the normalized spec builds to the same spec.
+        let (again, _) = Scenario::build(&v).unwrap();
+        assert_eq!(serde_json::to_value(again.normalized()).unwrap(), v);
+    }
+
+    #[test]
+    fn errors_name_list_elements() {
+        let mut v = scenario();
+        v["links"][0]["queue"] = json!(-1);
+        let e = Scenario::build(&v).unwrap_err();
+        assert_eq!(e.path, "links.ab.queue");
+        assert!(e.message.contains("a whole number >= 0, got -1"), "{e}");
+        v["links"][0]["queue"] = json!(5);
+        v["flows"][0]["window"] = json!("big");
+        let e = Scenario::build(&v).unwrap_err();
+        assert_eq!(e.path, "flows[0].window", "an unnamed flow keeps its index");
     }
 }

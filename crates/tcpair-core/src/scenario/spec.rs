@@ -139,9 +139,15 @@ pub struct FlowSpec {
     #[serde(default = "zero")]
     pub send_jitter: Quantity,
     /// Whole data packet on the wire, bytes (ns-2 packetSize_).
-    #[serde(default = "default_packet_size")]
+    #[serde(
+        default = "default_packet_size",
+        deserialize_with = "crate::units::de_bytes"
+    )]
     pub packet_size: u32,
-    #[serde(default = "default_ack_size")]
+    #[serde(
+        default = "default_ack_size",
+        deserialize_with = "crate::units::de_bytes"
+    )]
     pub ack_size: u32,
     /// Window limit in packets (ns-2 window_).
     #[serde(default = "default_window")]

@@ -1,0 +1,89 @@
+"""Helpers shared by the ``tcpair`` commands: consoles, number format, options."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+from rich.console import Console
+
+EXIT_USAGE = 2
+EXIT_RUNTIME = 1
+EXIT_FAILED_RUNS = 4
+
+
+def _stdout() -> Console:
+    # Piped output gets a wide fixed width so tables are not truncated to 80 columns.
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, soft_wrap=True)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "–" if v is None else str(v)
+
+
+jobs_option = click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Local worker processes [default: all cores; 1 runs in this process].",
+)
+scheduler_option = click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Run on an existing Dask cluster (e.g. tcp://10.0.0.5:8786).",
+)
+dask_local_option = click.option(
+    "--dask-local",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Start a Dask LocalCluster with N worker processes and run on it.",
+)
+until_ci_option = click.option(
+    "--until-ci",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    default=None,
+    metavar="FRACTION",
+    help="Add seeds until every point's 95% CI half-width is below FRACTION of its mean.",
+)
+max_seeds_option = click.option(
+    "--max-seeds",
+    type=click.IntRange(min=1),
+    default=30,
+    show_default=True,
+    help="Cap on seeds per point for --until-ci.",
+)
+quick_option = click.option(
+    "--quick", is_flag=True, help="The sweep's quick variant: fewer seeds and points."
+)
+retry_option = click.option(
+    "--retry-failed", is_flag=True, help="Run again the runs stored as failed."
+)
+
+
+class FailedRuns(Exception):
+    """The sweep finished but stored failed runs (exit code 4)."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a sweep: finished runs are stored, the rest is not."""
+
+
+@contextlib.contextmanager
+def _resume_hint() -> Iterator[None]:
+    try:
+        yield
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        raise Interrupted(
+            "interrupted; every run that finished is stored: run the same command again to resume"
+        ) from None
