@@ -32,6 +32,7 @@ from tcpair.bench import bench
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
+EXIT_INCOMPLETE = 3  # --until-ci / --until-decided stopped at --max-seeds
 
 
 set_option = click.option(
@@ -267,7 +268,13 @@ max_seeds_option = click.option(
     type=click.IntRange(min=1),
     default=30,
     show_default=True,
-    help="Cap on seeds per point for --until-ci.",
+    help="Cap on seeds per point for --until-ci and --until-decided.",
+)
+until_decided_option = click.option(
+    "--until-decided",
+    is_flag=True,
+    help="Add seeds until no claim of the target is inconclusive (exit code 3 if "
+    "--max-seeds stops it first).",
 )
 quick_option = click.option(
     "--quick", is_flag=True, help="The sweep's quick variant: fewer seeds and points."
@@ -290,6 +297,7 @@ retry_option = click.option(
 @dask_local_option
 @quick_option
 @until_ci_option
+@until_decided_option
 @max_seeds_option
 @click.option("--ci-metric", default=None, help="Metric --until-ci watches [default: the sweep's].")
 @retry_option
@@ -303,12 +311,13 @@ def sweep_cmd(
     dask_local: int | None,
     quick: bool,
     until_ci: float | None,
+    until_decided: bool,
     max_seeds: int,
     ci_metric: str | None,
     retry_failed: bool,
     dry_run: bool,
     with_report: bool,
-) -> None:
+) -> int:
     """Run the sweep FILE (a TOML path or a shipped sweep's name) into a results store.
 
     Runs already stored are skipped, so rerunning after an interruption, or
@@ -332,7 +341,7 @@ def sweep_cmd(
             f"store {info['directory']}: {info['stored']} stored, "
             f"{info['stored_failed']} stored as failed, {info['to_run']} to run"
         )
-        return
+        return 0
     require_core()
     with _resume_hint():
         res = run_sweep(
@@ -343,23 +352,20 @@ def sweep_cmd(
             dask_local=dask_local,
             quick=quick,
             until_ci=until_ci,
+            until_decided=until_decided,
             max_seeds=max_seeds,
             ci_metric=ci_metric,
             retry_failed=retry_failed,
             console=_stderr(),
         )
-    executed = sum(s.executed for s in res.stats)
-    failed = sum(s.failed for s in res.stats)
-    skipped = res.stats[0].skipped if res.stats else 0
     _print_points(res.points(ci_metric or spec.metric), ci_metric or spec.metric)
-    _stdout().print(
-        f"{res.directory}: {executed} runs executed ({failed} failed), {skipped} already stored"
-    )
+    _stdout().print(f"{res.directory}: {res.counts_line()}")
     if with_report:
         from tcpair.site import build_report
 
         build_report(res.directory)
         _stdout().print(f"report: {res.directory / 'report' / 'index.html'}")
+    return EXIT_INCOMPLETE if res.incomplete else 0
 
 
 class Interrupted(Exception):
@@ -455,7 +461,7 @@ def report_cmd(directory: Path) -> None:
     for name, verdicts in built.items():
         con.print(f"[bold]{name}[/bold]")
         for v in verdicts:
-            con.print(f"  {v}")
+            con.print(f"  {escape(v)}")
     index = directory / "index.html"
     con.print(f"report: {index if index.is_file() else directory / 'report' / 'index.html'}")
 
@@ -474,6 +480,7 @@ def report_cmd(directory: Path) -> None:
 @dask_local_option
 @click.option("--quick", is_flag=True, help="Fewer seeds and points (a first look).")
 @until_ci_option
+@until_decided_option
 @max_seeds_option
 @retry_option
 def reproduce_cmd(
@@ -484,10 +491,14 @@ def reproduce_cmd(
     dask_local: int | None,
     quick: bool,
     until_ci: float | None,
+    until_decided: bool,
     max_seeds: int,
     retry_failed: bool,
-) -> None:
-    """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`."""
+) -> int:
+    """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`.
+
+    Exit code 3 when --until-ci or --until-decided stopped at --max-seeds short of its
+    aim (the reports are still written)."""
     from tcpair.reproduce import reproduce, resolve_targets
 
     resolve_targets(targets)  # fail on a bad name before any work
@@ -501,6 +512,7 @@ def reproduce_cmd(
             dask_local=dask_local,
             quick=quick,
             until_ci=until_ci,
+            until_decided=until_decided,
             max_seeds=max_seeds,
             retry_failed=retry_failed,
             console=_stderr(),
@@ -509,8 +521,12 @@ def reproduce_cmd(
     for name, verdicts in done.items():
         con.print(f"[bold]{name}[/bold] -> {out / name / 'report' / 'index.html'}")
         for v in verdicts:
-            con.print(f"  {v}")
+            con.print(f"  {escape(v)}")
     con.print(f"report: {out / 'index.html'}")
+    if done.incomplete:
+        con.print(f"short of the aim at --max-seeds: {', '.join(done.incomplete)}")
+        return EXIT_INCOMPLETE
+    return 0
 
 
 @cli.command("bench")

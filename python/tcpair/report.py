@@ -182,8 +182,16 @@ class IndexEntry:
     name: str
     title: str
     href: str | None
-    verdicts: Sequence[str] = ()
+    # ``verdicts.json`` records (:meth:`Claim.record`); plain strings from older reports
+    verdicts: Sequence[Mapping[str, Any] | str] = ()
     runs: str = ""  # e.g. "120 runs, 2 failed"
+
+
+def _verdict_text(v: Mapping[str, Any] | str) -> str:
+    if isinstance(v, str):
+        return v
+    flag = " (provisional)" if v.get("provisional") else ""
+    return f"{v.get('claim', '')}: {v.get('outcome', NA)}{flag}"
 
 
 def write_index(results_dir: Path, entries: Sequence[IndexEntry]) -> Path:
@@ -191,7 +199,7 @@ def write_index(results_dir: Path, entries: Sequence[IndexEntry]) -> Path:
     rows = []
     for e in entries:
         link = f'<a href="{_e(e.href)}">{_e(e.name)}</a>' if e.href else _e(e.name)
-        status = "; ".join(e.verdicts) if e.href else "not run yet"
+        status = "; ".join(_verdict_text(v) for v in e.verdicts) if e.href else "not run yet"
         rows.append(
             f"<tr><td>{link}</td><td>{_e(e.title)}</td><td>{_e(e.runs)}</td>"
             f"<td>{_e(status)}</td></tr>"
