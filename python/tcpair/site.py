@@ -80,9 +80,8 @@ def short_numbers(claim: Claim) -> str:
 
 def verdict_line(claim: Claim) -> str:
     """``<claim text>: <outcome> (<numbers>)``, the line the CLI prints."""
-    short = short_numbers(claim)
-    flag = ", provisional" if claim.provisional else ""
-    return f"{claim.text}: {claim.verdict}" + (f" ({short}{flag})" if short or flag else "")
+    inside = [x for x in (short_numbers(claim), "provisional" * claim.provisional) if x]
+    return f"{claim.text}: {claim.verdict}" + (f" ({', '.join(inside)})" if inside else "")
 
 
 def _scenario_text(result: SweepResult) -> str:

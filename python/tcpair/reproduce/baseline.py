@@ -1,6 +1,6 @@
 """Target ``baseline``: Reno, NewReno and SACK goodput vs loss rate, with PFTK.
 
-The sweep (``sweeps/baseline.toml``) runs paper 001's one-wireless-link path
+The sweep (``sweeps/baseline.toml``) runs Sun et al. 2005 (CLRP): one-wireless-link path
 with uniform loss on the wireless link's forward (BS -> MH) direction. The
 PFTK curve at each loss rate uses that point's measured mean RTT and mean
 timeout RTO (b = 1, Wmax = the flow's window), so the check tests the TCP
@@ -328,7 +328,8 @@ def analyse(ctx: Context) -> Analysis:
         claims=claims(pts, capacity, runs),
         tables=[("Per point", shown)],
         files=[("baseline_points.csv", "per-point statistics with PFTK and Mathis (CSV)")],
-        intro="Paper 001's one-wireless-link path (FH-BS 10 Mb/s 10 ms, BS-MH 2 Mb/s 64 us, "
+        intro="Sun et al. 2005 (CLRP): one-wireless-link path (FH-BS 10 Mb/s 10 ms, "
+        "BS-MH 2 Mb/s 64 us, "
         "1000-byte packets, window 30) with uniform loss on BS -> MH. Each point is the mean "
         "over seeds with a 95% Student-t confidence interval. PFTK uses each point's measured "
         "mean RTT and mean RTO at timeouts (b = 1, no delayed ACKs; Wmax = window).",

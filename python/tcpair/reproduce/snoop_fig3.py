@@ -1,4 +1,4 @@
-"""Target ``snoop_fig3`` (``snoop-fig3``): paper 002's Figure 3.
+"""Target ``snoop_fig3`` (``snoop-fig3``): Amir et al. 1995 (Snoop), Figure 3.
 
 Goodput at the MH (KB/s) of one Reno flow through an ordinary BS and through a
 snooping BS vs the wireless link's bit error rate (A), and Snoop's speedup over
@@ -55,7 +55,8 @@ SOURCE = "Amir et al. 1995 (Snoop), Fig. 3"
 SPEEDUP_CAUSE = (
     "At the edge of collapse the speedup is the ratio of two small goodputs and depends "
     "on the TCP's timer details the paper leaves open (our 4.3BSD-Reno timer: 500 ms "
-    'ticks, 1 s minimum RTO); docs/snoop.md, section "Reproduction of paper 002 Fig. 3".'
+    'ticks, 1 s minimum RTO); docs/snoop.md, section "Reproduction of Amir '
+    'et al. 1995 (Snoop), Fig. 3".'
 )
 UNDEGRADED = 0.90  # a scheme is undegraded at >= 90% of Reno's lowest-BER goodput
 BER_FACTOR = 10.0
@@ -257,7 +258,8 @@ def plot_goodput(pts: pd.DataFrame, out: Path) -> Figure:
     png, svg = save(fig, out, "snoop_goodput_vs_ber")
     return Figure(
         png,
-        "Paper 002 Fig. 3(A): goodput of Reno with an ordinary and with a snooping BS vs the "
+        "Amir et al. 1995 (Snoop), Fig. 3(A): goodput of Reno with an ordinary "
+        "and with a snooping BS vs the "
         "bit error rate of the wireless link; bars are 95% Student-t confidence intervals "
         "(the paper shows standard deviations, listed in the table).",
         svg=svg,
@@ -294,7 +296,8 @@ def plot_speedup(sp: pd.DataFrame, out: Path) -> Figure:
     png, svg = save(fig, out, "snoop_speedup_vs_ber")
     return Figure(
         png,
-        "Paper 002 Fig. 3(B): ratio of mean goodputs Snoop/Reno per BER; bars are 95% "
+        "Amir et al. 1995 (Snoop), Fig. 3(B): ratio of mean goodputs "
+        "Snoop/Reno per BER; bars are 95% "
         "confidence intervals of the ratio, paired by seed; dotted line: the paper's 25x.",
         svg=svg,
     )
@@ -332,7 +335,8 @@ def analyse(ctx: Context) -> Analysis:
     )
     missing = [s for s in SCHEMES if s not in set(pts.get("scheme", []))]
     intro = (
-        "Paper 002's path FH -- router -- BS -- MH (10 Mb/s 100 us wired, 2 Mb/s 200 us "
+        "Amir et al. 1995 (Snoop), the path FH -- router -- BS -- MH (10 Mb/s "
+        "100 us wired, 2 Mb/s 200 us "
         "wireless, 500-byte packets, 20-packet buffers), bit errors on BS -> MH, one Reno "
         "flow (window 16 = 8 KB, 500 ms timer tick, 1 s minimum RTO as in 4.3BSD-Reno). "
         "Goodput in KB/s (1 KB = 1000 bytes). Each point is the mean over seeds with a "

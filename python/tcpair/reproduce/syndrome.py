@@ -1,4 +1,4 @@
-"""Targets ``syndrome_fig10`` .. ``syndrome_fig13``: paper 000's Figures 10-13.
+"""Targets ``syndrome_fig10`` .. ``syndrome_fig13``: Chen et al. 2002 (Syndrome), Figures 10-13.
 
 One module for the four targets: they share the scenario
 (``scenarios/syndrome_paper.toml``), the flows S1 -> MH (near) and S2 -> MH
@@ -407,7 +407,8 @@ def analyse(ctx: Context) -> Analysis:
     expected = {a.name: a.labels for a in ctx.spec.axes}.get("scheme", SCHEMES)
     missing = [s for s in expected if s not in present]
     intro = (
-        "Paper 000 Section 6: S1 -> MH (near, 3 hops) and S2 -> MH (far, 5 hops) through the "
+        "Chen et al. 2002 (Syndrome), Section 6: S1 -> MH (near, 3 hops) and "
+        "S2 -> MH (far, 5 hops) through the "
         "base station HA; every link 2 Mb/s 5 ms with 100-packet buffers, 1000-byte packets, "
         "window 20. Loss on HA -> MH and, at 1/50 of it, on S1 -> n8 (Fig. 9 is missing from "
         "the paper: the topology is our reconstruction, see scenarios/syndrome_paper.toml). "

@@ -101,19 +101,22 @@ def claims(
 
 PATHS = {
     "MH -> FH": (
-        "Paper 001 Fig. 1 path, MH -> FH: MH -- BS over a 2 Mb/s 64 us wireless hop, BS -- "
+        "Sun et al. 2005 (CLRP), Fig. 1 path, MH -> FH: MH -- BS over a 2 Mb/s "
+        "64 us wireless hop, BS -- "
         "FH over a 10 Mb/s 10 ms wired link (scenarios/clrp_one_link_mh_fh.toml), loss on "
         "MH -> BS. Snoop at the BS marks ELN for an ELN-aware MH; CLRP: CLRP-BS and the "
         "TCP-MH sender."
     ),
     "FH -> MH": (
-        "Paper 001 Fig. 1 path, FH -> MH: FH -- BS over a 10 Mb/s 10 ms wired link, BS -- MH "
+        "Sun et al. 2005 (CLRP), Fig. 1 path, FH -> MH: FH -- BS over a 10 "
+        "Mb/s 10 ms wired link, BS -- MH "
         "over a 2 Mb/s 64 us wireless hop (scenarios/clrp_one_link.toml), loss on BS -> MH. "
         "Snoop caches and retransmits at the BS; CLRP: CLRP-BS and the TCP-MH receiver; the "
         "FH is plain Reno."
     ),
     "MH -> MH": (
-        "Paper 001 Fig. 3 path, MH1 -> MH2: two 2 Mb/s 64 us wireless hops joined by a "
+        "Sun et al. 2005 (CLRP), Fig. 3 path, MH1 -> MH2: two 2 Mb/s 64 us "
+        "wireless hops joined by a "
         "10 Mb/s 100 ms wired link (scenarios/clrp_two_links.toml), the same loss model "
         "(independent streams) on MH1 -> BS1 and BS2 -> MH2. Snoop at both BSs with an "
         "ELN-aware MH1; CLRP at both BSs with TCP-MH at both ends."
