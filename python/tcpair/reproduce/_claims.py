@@ -70,7 +70,8 @@ def describe(parts: Sequence[Part], fmt: str = ".3g") -> str:
         lo = min(p.iv.estimate for p in ok)
         hi = max(p.iv.estimate for p in ok)
         span = f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"
-        text += ("; " if text else "") + f"holds at the other {len(ok)} (estimates {span})"
+        which = f"the other {len(ok)}" if odd else f"all {len(ok)}"
+        text += ("; " if text else "") + f"holds at {which} (estimates {span})"
     return text
 
 
