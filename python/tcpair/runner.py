@@ -29,6 +29,7 @@ from rich.progress import (
 
 from tcpair._errors import ScenarioError, SimulationError, require_core
 from tcpair.backends import Backend, WorkerDied, make_backend
+from tcpair.rounds import EXIT_INCOMPLETE, point_names, undecided_claims, warn_incomplete
 from tcpair.stats import aggregate
 from tcpair.store import Store
 from tcpair.sweepdef import SweepSpec, Task, load_sweep, parse_sweep
@@ -37,8 +38,6 @@ OK = "ok"
 FAILED = "failed"
 MISSING = "missing"
 DEFAULT_MAX_SEEDS = 30
-EXIT_INCOMPLETE = 3  # --until-ci / --until-decided stopped at --max-seeds short of its aim
-SHOWN = 5  # points or claims named in the warning
 
 
 def store_dir(spec: SweepSpec, out: str | Path | None) -> Path:
@@ -321,44 +320,6 @@ def point_stats(
     return aggregate(ok, by, list(metrics))
 
 
-def _point_names(tasks: Sequence[Task], points: Sequence[int]) -> list[str]:
-    labels = {t.point: t.labels for t in tasks}
-    return [
-        ", ".join(f"{k}={v}" for k, v in labels.get(p, {}).items()) or f"point {p}" for p in points
-    ]
-
-
-def _undecided(result: SweepResult) -> list[str]:
-    """The claims of the sweep's target that are still inconclusive on its runs."""
-    from tcpair.site import claims_of
-    from tcpair.verdict import INCONCLUSIVE
-
-    return [c.claim_id or c.text for c in claims_of(result) if c.verdict == INCONCLUSIVE]
-
-
-def _warn_incomplete(
-    console: Console, result: SweepResult, max_seeds: int, frac: float | None
-) -> None:
-    """One warning naming the points and claims left short at the cap."""
-    parts = []
-    if result.unconverged:
-        shown = "; ".join(result.unconverged[:SHOWN])
-        more = ", ..." if len(result.unconverged) > SHOWN else ""
-        parts.append(
-            f"{len(result.unconverged)} of {len({t.point for t in result.tasks})} points above "
-            f"the requested half-width {frac:g} of the mean ({shown}{more})"
-        )
-    if result.undecided:
-        shown = ", ".join(result.undecided[:SHOWN])
-        more = ", ..." if len(result.undecided) > SHOWN else ""
-        parts.append(f"{len(result.undecided)} claims still inconclusive ({shown}{more})")
-    console.print(
-        f"[yellow]warning[/yellow]: {result.spec.name}: --max-seeds {max_seeds} reached with "
-        + " and ".join(parts)
-        + f"; exit code {EXIT_INCOMPLETE}"
-    )
-
-
 def _unconverged(runs: pd.DataFrame, spec: SweepSpec, metric: str, frac: float) -> set[int]:
     """Points whose CI half-width exceeds ``frac`` of the mean for some flow.
 
@@ -385,10 +346,10 @@ def _more_seeds(
     result.unconverged, result.undecided = [], []
     if until_ci is not None:
         bad = sorted(_unconverged(runs, spec, metric, until_ci))
-        result.unconverged = _point_names(result.tasks, bad)
+        result.unconverged = point_names(result.tasks, bad)
         wanted |= set(bad)
     if until_decided:
-        result.undecided = _undecided(result)
+        result.undecided = undecided_claims(result)
         if result.undecided:
             ok = runs[runs["status"] == OK] if "status" in runs.columns else runs
             wanted |= {int(p) for p in ok["point"].unique()}
@@ -474,7 +435,7 @@ def run_sweep(
                 grow = {p for p in wanted if len(point_seeds.get(p, base_seeds)) < max_seeds}
                 if not grow:
                     if wanted:
-                        _warn_incomplete(console, result, max_seeds, until_ci)
+                        warn_incomplete(console, result, max_seeds, until_ci)
                     break
                 for p in sorted(grow):
                     have = list(point_seeds.get(p, base_seeds))

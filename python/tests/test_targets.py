@@ -577,6 +577,7 @@ def cwnd_context(tmp_path: Path, name: str, swap: bool = False) -> Context:
 def test_clrp_cwnd_claims(tmp_path: Path, name: str) -> None:
     found = clrp.analyse(cwnd_context(tmp_path / "a", name))
     assert {c.verdict for c in found.claims} == {HOLDS}, found.claims
+    assert [c.seeds for c in found.claims] == [3] * len(found.claims)
     assert [f.png for f in found.figures] == [
         f"{name}_cwnd_{clrp.FIGS[name].trace}.png",
         f"{name}_cwnd_all.png",

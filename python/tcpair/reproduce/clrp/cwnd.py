@@ -115,6 +115,12 @@ def _per_seed(d: pd.DataFrame, col: str, ok: pd.Series) -> list[Part]:
     ]
 
 
+def _over_seeds(claim: Claim, parts: list[Part]) -> Claim:
+    """A claim over seeds used as many seeds as it has parts (each one run)."""
+    claim.seeds = len(parts) or None
+    return claim
+
+
 def _most_rule(what: str) -> str:
     return f"{what} in more than {MOST:.0%} of the seeds (most_of over seeds)"
 
@@ -136,9 +142,10 @@ def claim_snoop_cap(cs: pd.DataFrame, fig: str) -> Claim:
         f"Share of the time below {SNOOP_CWND_CAP:g}: {d['below_cap'].mean():.0%} (mean over "
         "seeds); the numbers are each seed's largest cwnd."
     )
-    return make_claim(
+    found = make_claim(
         src, text, "snoop_cwnd_below_12", rule, parts, combine=most_of, note=note, cause=CAP_CAUSE
     )
+    return _over_seeds(found, parts)
 
 
 def claim_snoop_timeouts(cs: pd.DataFrame, fig: str) -> Claim:
@@ -156,7 +163,8 @@ def claim_snoop_timeouts(cs: pd.DataFrame, fig: str) -> Claim:
     parts = _per_seed(d, "timeouts", ok)
     falls = ", ".join(str(int(f)) for f in d["falls_to_one"])
     note = f"The numbers are timeouts per seed; falls to cwnd 1 per seed: {falls}."
-    return make_claim(src, text, "snoop_timeouts", rule, parts, combine=most_of, note=note)
+    found = make_claim(src, text, "snoop_timeouts", rule, parts, combine=most_of, note=note)
+    return _over_seeds(found, parts)
 
 
 def claim_clrp_reach(cs: pd.DataFrame, fig: str) -> Claim:
@@ -172,7 +180,8 @@ def claim_clrp_reach(cs: pd.DataFrame, fig: str) -> Claim:
             src, text, "clrp_cwnd_reaches_16", rule, "needs CLRP runs with a cwnd trace"
         )
     parts = _per_seed(d, "max_cwnd", d["max_cwnd"] >= CLRP_CWND)
-    return make_claim(src, text, "clrp_cwnd_reaches_16", rule, parts, combine=most_of)
+    found = make_claim(src, text, "clrp_cwnd_reaches_16", rule, parts, combine=most_of)
+    return _over_seeds(found, parts)
 
 
 def _paired(cs: pd.DataFrame, col: str, how: Callable[..., Interval]) -> Interval | None:
