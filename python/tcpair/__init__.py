@@ -27,6 +27,7 @@ def sweep(
     until_ci: float | None = None,
     max_seeds: int = 30,
     ci_metric: str | None = None,
+    until_decided: bool = False,
     retry_failed: bool = False,
     progress: bool = True,
 ) -> Any:
@@ -37,7 +38,9 @@ def sweep(
     process), or ``scheduler`` (a Dask address) or ``dask_local`` (workers of
     a Dask LocalCluster); ``quick`` the sweep's quick variant; ``until_ci``
     adds seeds (up to ``max_seeds``) until every point's 95% CI half-width of
-    ``ci_metric`` is below that fraction of its mean; ``retry_failed`` runs
+    ``ci_metric`` is below that fraction of its mean; ``until_decided`` adds
+    seeds (up to ``max_seeds``) until no claim of the sweep's target is
+    inconclusive (``.incomplete`` says what the cap left short); ``retry_failed`` runs
     again the runs stored as failed; ``progress`` shows a progress bar (a
     plain line every few seconds when not on a terminal). Returns a
     :class:`tcpair.runner.SweepResult` (``.runs``, ``.points()``,
@@ -55,6 +58,7 @@ def sweep(
         until_ci=until_ci,
         max_seeds=max_seeds,
         ci_metric=ci_metric,
+        until_decided=until_decided,
         retry_failed=retry_failed,
         progress=progress,
     )

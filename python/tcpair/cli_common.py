@@ -12,6 +12,7 @@ from rich.console import Console
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
+EXIT_INCOMPLETE = 3  # --until-ci / --until-decided stopped at --max-seeds
 EXIT_FAILED_RUNS = 4
 
 
@@ -61,7 +62,13 @@ max_seeds_option = click.option(
     type=click.IntRange(min=1),
     default=30,
     show_default=True,
-    help="Cap on seeds per point for --until-ci.",
+    help="Cap on seeds per point for --until-ci and --until-decided.",
+)
+until_decided_option = click.option(
+    "--until-decided",
+    is_flag=True,
+    help="Add seeds until no claim of the target is inconclusive (exit code 3 if "
+    "--max-seeds stops it first).",
 )
 quick_option = click.option(
     "--quick", is_flag=True, help="The sweep's quick variant: fewer seeds and points."

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from tcpair._errors import ScenarioError, require_core
 from tcpair.cli_common import (
+    EXIT_INCOMPLETE,
     FailedRuns,
     _fmt,
     _resume_hint,
@@ -24,6 +25,7 @@ from tcpair.cli_common import (
     retry_option,
     scheduler_option,
     until_ci_option,
+    until_decided_option,
 )
 
 
@@ -40,6 +42,7 @@ from tcpair.cli_common import (
 @dask_local_option
 @quick_option
 @until_ci_option
+@until_decided_option
 @max_seeds_option
 @click.option("--ci-metric", default=None, help="Metric --until-ci watches [default: the sweep's].")
 @retry_option
@@ -53,12 +56,13 @@ def sweep_cmd(
     dask_local: int | None,
     quick: bool,
     until_ci: float | None,
+    until_decided: bool,
     max_seeds: int,
     ci_metric: str | None,
     retry_failed: bool,
     dry_run: bool,
     with_report: bool,
-) -> None:
+) -> int:
     """Run the sweep FILE (a TOML path or a shipped sweep's name) into a results store.
 
     Runs already stored are skipped, so rerunning after an interruption, or
@@ -70,7 +74,7 @@ def sweep_cmd(
     spec = load_sweep(file)
     if dry_run:
         _dry_run(spec, out, quick)
-        return
+        return 0
     require_core()
     with _resume_hint():
         res = run_sweep(
@@ -81,24 +85,21 @@ def sweep_cmd(
             dask_local=dask_local,
             quick=quick,
             until_ci=until_ci,
+            until_decided=until_decided,
             max_seeds=max_seeds,
             ci_metric=ci_metric,
             retry_failed=retry_failed,
             console=_stderr(),
         )
-    executed = sum(s.executed for s in res.stats)
-    failed = sum(s.failed for s in res.stats)
-    skipped = res.stats[0].skipped if res.stats else 0
     _print_points(res.points(ci_metric or spec.metric), ci_metric or spec.metric)
-    _stdout().print(
-        f"{res.directory}: {executed} runs executed ({failed} failed), {skipped} already stored"
-    )
+    _stdout().print(f"{res.directory}: {res.counts_line()}")
     if with_report:
         from tcpair.site import build_report
 
         build_report(res.directory)
         _stdout().print(f"report: {res.directory / 'report' / 'index.html'}")
     fail_if_failed([res.directory])
+    return EXIT_INCOMPLETE if res.incomplete else 0
 
 
 def _dry_run(spec: Any, out: Path | None, quick: bool) -> None:
@@ -229,6 +230,7 @@ def _results_of(directory: Path, metric: str | None, *, print_table: bool) -> di
 @dask_local_option
 @click.option("--quick", is_flag=True, help="Fewer seeds and points (a first look).")
 @until_ci_option
+@until_decided_option
 @max_seeds_option
 @retry_option
 def reproduce_cmd(
@@ -239,10 +241,14 @@ def reproduce_cmd(
     dask_local: int | None,
     quick: bool,
     until_ci: float | None,
+    until_decided: bool,
     max_seeds: int,
     retry_failed: bool,
-) -> None:
-    """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`."""
+) -> int:
+    """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`.
+
+    Exit code 3 when --until-ci or --until-decided stopped at --max-seeds short of its
+    aim, 4 when runs failed (the reports are still written)."""
     from tcpair.reproduce import reproduce, resolve_targets
 
     resolve_targets(targets)  # fail on a bad name before any work
@@ -256,6 +262,7 @@ def reproduce_cmd(
             dask_local=dask_local,
             quick=quick,
             until_ci=until_ci,
+            until_decided=until_decided,
             max_seeds=max_seeds,
             retry_failed=retry_failed,
             console=_stderr(),
@@ -264,6 +271,10 @@ def reproduce_cmd(
     for name, verdicts in done.items():
         con.print(f"[bold]{name}[/bold] -> {out / name / 'report' / 'index.html'}")
         for v in verdicts:
-            con.print(f"  {v}")
+            con.print(f"  {escape(v)}")
     con.print(f"report: {out / 'index.html'}")
     fail_if_failed([out / name for name in done if (out / name / "sweep.json").is_file()])
+    if done.incomplete:
+        con.print(f"short of the aim at --max-seeds: {', '.join(done.incomplete)}")
+        return EXIT_INCOMPLETE
+    return 0

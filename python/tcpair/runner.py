@@ -22,6 +22,7 @@ from rich.console import Console
 from tcpair._errors import ScenarioError, SimulationError, require_core
 from tcpair.backends import Backend, WorkerDied, make_backend
 from tcpair.progress import PlainProgress, _progress
+from tcpair.rounds import EXIT_INCOMPLETE, point_names, undecided_claims, warn_incomplete
 from tcpair.stats import aggregate
 from tcpair.store import Store
 from tcpair.sweepdef import SweepSpec, Task, load_sweep, parse_sweep
@@ -215,6 +216,30 @@ class SweepResult:
     quick: bool = False
     stats: list[ExecStats] = field(default_factory=list)
     _runs: pd.DataFrame | None = None
+    base_runs: int = 0  # runs at the sweep's own seeds (the rest were added by rounds)
+    unconverged: list[str] = field(default_factory=list)  # points above --until-ci at the cap
+    undecided: list[str] = field(default_factory=list)  # claims inconclusive at the cap
+
+    @property
+    def incomplete(self) -> bool:
+        """``--until-ci``/``--until-decided`` reached ``--max-seeds`` short of its aim."""
+        return bool(self.unconverged or self.undecided)
+
+    @property
+    def planned_runs(self) -> int:
+        return len({t.key for t in self.tasks})
+
+    def counts_line(self) -> str:
+        """What this call ran and what the store holds for the plan, e.g. ``0 runs
+        executed; 625 stored (180 at the base seeds, 445 added by more-seed rounds)``."""
+        executed = sum(s.executed for s in self.stats)
+        failed = sum(s.failed for s in self.stats)
+        total = self.planned_runs
+        line = f"{executed} runs executed ({failed} failed); {total} runs in the plan"
+        extra = total - self.base_runs
+        if extra > 0:
+            line += f" ({self.base_runs} at the base seeds, {extra} added by more-seed rounds)"
+        return line + f", {total - executed} of them already stored"
 
     @property
     def runs(self) -> pd.DataFrame:
@@ -304,6 +329,27 @@ def _unconverged(runs: pd.DataFrame, spec: SweepSpec, metric: str, frac: float) 
     return bad
 
 
+def _more_seeds(
+    result: SweepResult, metric: str, until_ci: float | None, until_decided: bool
+) -> set[int]:
+    """The points that want another round, recording on ``result`` why: points above
+    the half-width (``until_ci``) and, while a claim is inconclusive
+    (``until_decided``), every point with a successful run (a claim may rest on any)."""
+    spec, runs = result.spec, result.runs
+    wanted: set[int] = set()
+    result.unconverged, result.undecided = [], []
+    if until_ci is not None:
+        bad = sorted(_unconverged(runs, spec, metric, until_ci))
+        result.unconverged = point_names(result.tasks, bad)
+        wanted |= set(bad)
+    if until_decided:
+        result.undecided = undecided_claims(result)
+        if result.undecided:
+            ok = runs[runs["status"] == OK] if "status" in runs.columns else runs
+            wanted |= {int(p) for p in ok["point"].unique()}
+    return wanted
+
+
 def run_sweep(
     sweep: SweepSpec | Mapping[str, Any] | str | Path,
     out: str | Path | None = None,
@@ -316,16 +362,27 @@ def run_sweep(
     until_ci: float | None = None,
     max_seeds: int = DEFAULT_MAX_SEEDS,
     ci_metric: str | None = None,
+    until_decided: bool = False,
     retry_failed: bool = False,
     progress: bool = True,
     console: Console | None = None,
 ) -> SweepResult:
-    """Run a sweep into the store ``out`` (default ``results/<name>``), resuming."""
+    """Run a sweep into the store ``out`` (default ``results/<name>``), resuming.
+
+    ``until_ci`` (a fraction) and ``until_decided`` (the sweep's target has no
+    inconclusive claim) add seeds in rounds up to ``max_seeds`` per point; when
+    the cap stops them short, the result's ``unconverged``/``undecided`` name
+    what is left and a warning is printed (the CLI then exits with code 3)."""
     spec = load_sweep(sweep)
     if until_ci is not None and not (0 < until_ci < 1):
         raise ScenarioError(f"--until-ci: expected a fraction in (0, 1), got {until_ci}")
+    if until_decided and (spec.target is None or not spec.target.analysis):
+        raise ScenarioError(
+            f"--until-decided: sweep {spec.name!r} has no [target] analysis whose claims "
+            "could be decided (use --until-ci)"
+        )
     base_seeds = spec.seeds_for(quick)
-    if until_ci is not None and max_seeds < len(base_seeds):
+    if (until_ci is not None or until_decided) and max_seeds < len(base_seeds):
         raise ScenarioError(
             f"--max-seeds: {max_seeds} is fewer than the sweep's {len(base_seeds)} seeds"
         )
@@ -337,7 +394,7 @@ def run_sweep(
     console = console or Console(stderr=True)
     store = Store(directory)
     point_seeds: dict[int, list[int]] = {}
-    result = SweepResult(spec, directory, tasks, quick)
+    result = SweepResult(spec, directory, tasks, quick, base_runs=len({t.key for t in tasks}))
     owned = backend is None
     # The backend starts before the store is touched: a bad --scheduler leaves nothing.
     be = backend or make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
@@ -366,14 +423,13 @@ def run_sweep(
                     )
                 )
                 result.tasks, result._runs = tasks, None
-                if until_ci is None:
+                if until_ci is None and not until_decided:
                     break
-                grow = {
-                    p
-                    for p in _unconverged(result.runs, spec, metric, until_ci)
-                    if len(point_seeds.get(p, base_seeds)) < max_seeds
-                }
+                wanted = _more_seeds(result, metric, until_ci, until_decided)
+                grow = {p for p in wanted if len(point_seeds.get(p, base_seeds)) < max_seeds}
                 if not grow:
+                    if wanted:
+                        warn_incomplete(console, result, max_seeds, until_ci)
                     break
                 for p in sorted(grow):
                     have = list(point_seeds.get(p, base_seeds))
@@ -455,6 +511,7 @@ def dry_run(spec: SweepSpec, out: str | Path | None, quick: bool) -> dict[str, A
 
 
 __all__ = [
+    "EXIT_INCOMPLETE",
     "ExecStats",
     "PlainProgress",
     "SweepResult",

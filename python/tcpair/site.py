@@ -2,16 +2,19 @@
 
 ``build_report(DIR)`` writes ``DIR/report/`` for one sweep store: the target's
 plots (PNG and SVG), its tables, the paper's claim beside verdicts computed
-from the numbers, the scenario used and the failed runs. ``build_site(ROOT)``
+from the numbers, the scenario used and the failed runs. ``verdicts.json``
+holds one record per claim (:meth:`tcpair.report.Claim.record`: target,
+claim_id, source, claim, rule, numbers, outcome, provisional, seeds, detail,
+cause). ``build_site(ROOT)``
 does that for every store under ROOT and writes ``ROOT/index.html``. The
 report directory is replaced atomically, so a reader never sees half a page.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,11 +35,57 @@ STATUS = "status.json"
 
 
 def _analyse(result: SweepResult, out: Path) -> Analysis:
+    """The target's analysis (or the generic one) with its files written into ``out``.
+
+    Every claim is marked ``provisional`` when the runs are a quick run, and a target
+    whose analysis computes no verdict gets its claim as "not assessed"."""
     spec = result.spec
     ctx = Context(result, out)
     if spec.target is not None and spec.target.analysis:
-        return analysis_module(spec.target.analysis).analyse(ctx)
-    return generic(ctx)
+        found = analysis_module(spec.target.analysis).analyse(ctx)
+    else:
+        found = generic(ctx)
+    if spec.target is not None and spec.target.claim and not found.claims:
+        found.claims.append(
+            Claim("paper", spec.target.claim, NA, "no verdict is computed yet", claim_id="paper")
+        )
+    for c in found.claims:
+        c.provisional = result.quick
+    return found
+
+
+def claims_of(result: SweepResult) -> list[Claim]:
+    """The target's claims on the runs as they stand, without writing a page (the
+    analysis draws into a temporary directory): what ``--until-decided`` checks
+    between rounds."""
+    with tempfile.TemporaryDirectory(prefix="tcpair-claims-") as tmp:
+        result._runs = None
+        return list(_analyse(result, Path(tmp)).claims)
+
+
+def short_numbers(claim: Claim) -> str:
+    """The numbers that decided a claim, in a few words: the first part with the
+    claim's outcome (``CLRP/Snoop p=0.1: 0.32 [0.3, 0.34]``) and how many parts."""
+    parts = [(k, v) for k, v in claim.numbers.items() if isinstance(v, dict)]
+    if not parts:
+        return ""
+    label, v = next(((k, v) for k, v in parts if v.get("outcome") == claim.verdict), parts[0])
+
+    def num(x: object) -> str:
+        return f"{x:.3g}" if isinstance(x, int | float) else "–"
+
+    text = f"{label}: {num(v.get('estimate'))}"
+    if v.get("low") is not None and v.get("low") != v.get("high"):
+        text += f" [{num(v.get('low'))}, {num(v.get('high'))}]"
+    if len(parts) > 1:
+        text += f"; {len(parts)} parts"
+    return text
+
+
+def verdict_line(claim: Claim) -> str:
+    """``<claim text>: <outcome> (<numbers>)``, the line the CLI prints."""
+    inside = [x for x in (short_numbers(claim), "provisional" * claim.provisional) if x]
+    return f"{claim.text}: {claim.verdict}" + (f" ({', '.join(inside)})" if inside else "")
 
 
 def _scenario_text(result: SweepResult) -> str:
@@ -101,15 +150,13 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
     n_runs = runs["run_key"].nunique() if len(runs) else 0
     n_ok = runs.loc[runs["status"] == OK, "run_key"].nunique() if len(runs) else 0
     verdicts: list[str] = []
+    records: list[dict[str, Any]] = []
 
     def write(tmp: Path) -> None:
         found = _analyse(result, tmp)
-        claims = [
-            dataclasses.replace(c, provisional=c.provisional or result.quick) for c in found.claims
-        ]
-        if spec.target is not None and spec.target.claim and not claims:
-            claims.append(Claim("paper", spec.target.claim, NA, "no verdict is computed yet"))
-        verdicts.extend(f"{c.text}: {c.verdict}" for c in claims)
+        claims = list(found.claims)
+        verdicts.extend(verdict_line(c) for c in claims)
+        records.extend(c.record(spec.name) for c in claims)
         runs.to_csv(tmp / "runs.csv", index=False)
         pts = result.points()
         pts.to_csv(tmp / "points.csv", index=False)
@@ -147,7 +194,7 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
             quick=result.quick,
         )
         write_page(tmp, page)
-        (tmp / VERDICTS).write_text(json.dumps(verdicts, indent=2) + "\n")
+        (tmp / VERDICTS).write_text(json.dumps(records, indent=2, allow_nan=False) + "\n")
         (tmp / STATUS).write_text(
             json.dumps(
                 {
@@ -226,4 +273,11 @@ def build_site(root: str | Path, expected: Sequence[tuple[str, str]] = ()) -> di
     return done
 
 
-__all__ = ["build_index", "build_report", "build_site"]
+__all__ = [
+    "build_index",
+    "build_report",
+    "build_site",
+    "claims_of",
+    "short_numbers",
+    "verdict_line",
+]

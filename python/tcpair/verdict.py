@@ -116,6 +116,40 @@ def within(iv: Interval, lo: float, hi: float) -> str:
     return INCONCLUSIVE
 
 
+def outside(iv: Interval, lo: float, hi: float) -> str:
+    """Claim ``estimate < lo or estimate > hi`` (a "notable gap" beyond a band)."""
+    if not iv.defined:
+        return INCONCLUSIVE
+    if iv.high < lo or iv.low > hi:
+        return HOLDS
+    if lo <= iv.low and iv.high <= hi:
+        return FAILS
+    return INCONCLUSIVE
+
+
+def implies(premise: str, conclusion: str) -> str:
+    """ "If ``premise`` then ``conclusion``", each already decided: holds when the
+    premise surely fails or the conclusion surely holds, does not hold when the
+    premise surely holds and the conclusion surely fails, else inconclusive."""
+    if premise == FAILS or conclusion == HOLDS:
+        return HOLDS
+    if NA in (premise, conclusion):
+        return NA
+    if premise == HOLDS and conclusion == FAILS:
+        return FAILS
+    return INCONCLUSIVE
+
+
+def difference(a: Interval, b: Interval) -> Interval:
+    """``a - b`` for two estimates with their intervals combined in quadrature
+    (for estimates that cannot be paired seed by seed, such as two ratios)."""
+    n = min(a.n, b.n)
+    est = a.estimate - b.estimate
+    if not (a.defined and b.defined):
+        return Interval(est, math.nan, math.nan, n)
+    return Interval.from_halfwidth(est, math.hypot(a.half, b.half), n)
+
+
 def all_of(outcomes: Iterable[str]) -> str:
     """Every part must hold: any failure fails, else any doubt is inconclusive."""
     seen = [o for o in outcomes if o != NA]
@@ -227,9 +261,12 @@ __all__ = [
     "all_of",
     "any_of",
     "below",
+    "difference",
     "fmt_ci",
+    "implies",
     "mean_ci",
     "most_of",
+    "outside",
     "paired_difference",
     "paired_ratio",
     "within",

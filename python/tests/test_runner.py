@@ -272,9 +272,8 @@ def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
         [*cmd, "--jobs", "2"], env=_env(), capture_output=True, text=True, timeout=300
     )
     assert rerun.returncode == 0, rerun.stderr
-    assert f"{total - len(stored)} runs executed (0 failed), {len(stored)} already stored" in (
-        " ".join(rerun.stdout.split())
-    )
+    done = f"{total - len(stored)} runs executed (0 failed); {total} runs in the plan"
+    assert f"{done}, {len(stored)} of them already stored" in (" ".join(rerun.stdout.split()))
     df = tcpair.load_results(out)
     assert len(df) == total and df["run_key"].is_unique
     kept = df.set_index("run_key").loc[list(survivors), "finished_at"]
@@ -380,7 +379,9 @@ def test_cli_sweep_dry_run_results_and_report(cli, tmp_path: Path) -> None:
     assert not out.exists(), "a dry run writes nothing"
     code, stdout, err = cli("sweep", str(f), "--out", str(out), "--jobs", "1")
     assert code == 0, err
-    assert "4 runs executed (0 failed), 0 already stored" in " ".join(stdout.split())
+    assert "4 runs executed (0 failed); 4 runs in the plan, 0 of them already stored" in " ".join(
+        stdout.split()
+    )
     code, stdout, _ = cli("sweep", str(f), "--out", str(out), "--dry-run")
     assert "4 stored" in stdout and "0 to run" in stdout
     code, stdout, err = cli("results", str(out))

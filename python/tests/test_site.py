@@ -12,6 +12,7 @@ from browser import check_site
 import tcpair
 from tcpair.reproduce import reproduce
 from tcpair.site import build_site
+from tcpair.verdict import OUTCOMES
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
@@ -55,8 +56,45 @@ def test_site_layout_and_content(site: Path) -> None:
     for html in (index, page, base):
         assert "http://" not in html and "https://" not in html, "report must work offline"
         assert "<script" not in html
-    verdicts = json.loads((site / "baseline" / "report" / "verdicts.json").read_text())
-    assert verdicts and all(v.rsplit(": ", 1)[1] in ("holds", "does not hold") for v in verdicts)
+
+
+RECORD_FIELDS = {
+    "target",
+    "claim_id",
+    "source",
+    "claim",
+    "rule",
+    "numbers",
+    "outcome",
+    "provisional",
+    "seeds",
+    "detail",
+    "cause",
+}
+
+
+def test_verdicts_json_is_a_list_of_claim_records(site: Path) -> None:
+    records = json.loads((site / "baseline" / "report" / "verdicts.json").read_text())
+    assert records and isinstance(records, list)
+    ids = [r["claim_id"] for r in records]
+    assert len(set(ids)) == len(ids) and "pftk" in ids
+    for r in records:
+        assert set(r) == RECORD_FIELDS
+        assert r["target"] == "baseline"
+        assert r["outcome"] in OUTCOMES
+        assert r["provisional"] is True  # a quick run
+        assert r["rule"] and "95% CI" in r["rule"]
+        assert isinstance(r["seeds"], int) and r["seeds"] >= 2
+        for part in r["numbers"].values():
+            assert set(part) == {"estimate", "low", "high", "n", "outcome"}
+            assert part["outcome"] in OUTCOMES
+            if part["low"] is not None:
+                assert part["low"] <= part["estimate"] <= part["high"]
+        assert r["cause"] == "" or r["outcome"] == "does not hold"
+    # The index reads the records and shows each claim's outcome.
+    index = (site / "index.html").read_text()
+    assert all(r["outcome"] in index for r in records)
+    assert "(provisional)" in index
 
 
 @pytest.mark.browser

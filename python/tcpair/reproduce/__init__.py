@@ -60,6 +60,15 @@ def resolve_targets(names: Sequence[str], known: dict[str, SweepSpec] | None = N
     return wanted
 
 
+class Reproduced(dict[str, list[str]]):
+    """Verdict lines per target; ``incomplete`` names the targets whose
+    ``until_ci``/``until_decided`` stopped at ``max_seeds`` short of its aim."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.incomplete: list[str] = []
+
+
 def reproduce(
     names: Sequence[str],
     out: Path,
@@ -69,39 +78,48 @@ def reproduce(
     dask_local: int | None = None,
     quick: bool = False,
     until_ci: float | None = None,
+    until_decided: bool = False,
     max_seeds: int = DEFAULT_MAX_SEEDS,
     retry_failed: bool = False,
     console: Console | None = None,
     progress: bool = True,
-) -> dict[str, list[str]]:
+) -> Reproduced:
     """Run the named targets into ``out/<target>/``, build their pages and ``out/index.html``.
 
     One backend serves every target, so a Dask cluster or process pool starts once.
+    ``until_decided`` adds seeds (rounds as ``until_ci``, up to ``max_seeds``) until
+    no claim of a target is inconclusive; the returned mapping's ``incomplete`` lists
+    the targets left short at the cap (their reports are written all the same).
     """
     console = console or Console(stderr=True)
     out = Path(out)
     known = targets()
     chosen = resolve_targets(names, known)
-    done: dict[str, list[str]] = {}
+    done = Reproduced()
     backend: Backend = make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
     with backend:
         for name in chosen:
             spec = known[name]
-            run_sweep(
+            res = run_sweep(
                 spec,
                 out / name,
                 backend=backend,
                 quick=quick,
                 until_ci=until_ci,
+                until_decided=until_decided and bool(spec.target and spec.target.analysis),
                 max_seeds=max_seeds,
                 retry_failed=retry_failed,
                 progress=progress,
                 console=console,
             )
+            if progress:
+                console.print(f"{name}: {res.counts_line()}")
             done[name] = build_report(out / name, index_href="../../index.html")
+            if res.incomplete:
+                done.incomplete.append(name)
     expected = [(n, s.target.title) for n, s in known.items() if s.target is not None]
     build_index(out, expected)
     return done
 
 
-__all__ = ["canonical_name", "reproduce", "resolve_targets", "targets"]
+__all__ = ["Reproduced", "canonical_name", "reproduce", "resolve_targets", "targets"]

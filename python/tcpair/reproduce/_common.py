@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from tcpair.analysis import Context
-from tcpair.stats import aggregate, ratio_ci
+from tcpair.stats import aggregate
+from tcpair.verdict import paired_ratio
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
@@ -61,41 +62,44 @@ def scheme_points(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     return aggregate(runs, list(by), values)
 
 
-def ratios(
-    pts: pd.DataFrame, scheme_col: str, num: str, den: str, keys: Sequence[str]
+def ratio_columns(num: str, den: str, value: str = GOODPUT) -> list[str]:
+    unit = "KBps" if value == GOODPUT else value
+    return [f"{num}_{unit}", f"{den}_{unit}", "ratio", "ratio_low", "ratio_high", "ratio_ci95"]
+
+
+def paired_ratios(
+    runs: pd.DataFrame,
+    col: str,
+    num: str,
+    den: str,
+    keys: Sequence[str],
+    value: str = GOODPUT,
 ) -> pd.DataFrame:
-    """Goodput ratio ``num``/``den`` at every ``keys`` point both schemes have, with a
-    95% CI (delta method over the two sets of seeds, :func:`tcpair.stats.ratio_ci`)."""
-    cols = [f"{GOODPUT}_{s}" for s in ("mean", "std", "n")]
-    empty = pd.DataFrame(columns=[*keys, f"{num}_KBps", f"{den}_KBps", "ratio", "ratio_ci95"])
-    if pts.empty or any(c not in pts.columns for c in [scheme_col, *keys, *cols]):
-        return empty
-    a = pts[pts[scheme_col] == num].set_index(list(keys))[cols]
-    b = pts[pts[scheme_col] == den].set_index(list(keys))[cols]
-    both = a.add_suffix("_a").join(b.add_suffix("_b"), how="inner")
+    """Ratio of means ``num``/``den`` (two values of column ``col``, e.g. two schemes)
+    at every ``keys`` point both have, paired by seed (:func:`tcpair.verdict.paired_ratio`).
+
+    Runs of the two sides are matched on ``keys`` and ``seed``; each point gives the
+    two means over the pairs, the ratio with its 95% interval (``ratio_low``,
+    ``ratio_high``, and the half-width ``ratio_ci95``) and ``seeds``, the pairs used.
+    Include ``flow`` in ``keys`` (or filter the runs) when runs have several flows."""
+    cols = [*keys, *ratio_columns(num, den, value), "seeds"]
+    need = [col, "seed", value, *keys]
+    if runs.empty or any(c not in runs.columns for c in need):
+        return pd.DataFrame(columns=cols)
+    on = [*keys, "seed"]
+    a = runs.loc[runs[col] == num, [*on, value]]
+    b = runs.loc[runs[col] == den, [*on, value]]
+    both = a.merge(b, on=on, suffixes=("_a", "_b"))
     rows = []
-    for key, r in both.iterrows():
-        ratio, ci = ratio_ci(
-            float(r[f"{cols[0]}_a"]),
-            float(r[f"{cols[1]}_a"]),
-            int(r[f"{cols[2]}_a"]),
-            float(r[f"{cols[0]}_b"]),
-            float(r[f"{cols[1]}_b"]),
-            int(r[f"{cols[2]}_b"]),
-        )
+    for key, g in both.groupby(list(keys), sort=True):
+        x, y = g[f"{value}_a"].to_numpy(float), g[f"{value}_b"].to_numpy(float)
+        iv = paired_ratio(x, y)
         k = key if isinstance(key, tuple) else (key,)
-        rows.append(
-            {
-                **dict(zip(keys, k, strict=True)),
-                f"{num}_KBps": float(r[f"{cols[0]}_a"]),
-                f"{den}_KBps": float(r[f"{cols[0]}_b"]),
-                "ratio": ratio,
-                "ratio_ci95": ci,
-            }
-        )
+        means = [float(np.nanmean(x)), float(np.nanmean(y))]
+        rows.append([*k, *means, iv.estimate, iv.low, iv.high, iv.half, iv.n])
     if not rows:
-        return empty
-    return pd.DataFrame(rows).sort_values(list(keys)).reset_index(drop=True)
+        return pd.DataFrame(columns=cols)
+    return pd.DataFrame(rows, columns=cols).reset_index(drop=True)
 
 
 def fmt_values(values: Iterable[float]) -> str:
@@ -120,8 +124,9 @@ __all__ = [
     "COUNTERS",
     "GOODPUT",
     "fmt_values",
+    "paired_ratios",
     "pm",
-    "ratios",
+    "ratio_columns",
     "runs_with_goodput",
     "save",
     "scheme_points",

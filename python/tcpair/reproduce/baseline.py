@@ -1,6 +1,6 @@
 """Target ``baseline``: Reno, NewReno and SACK goodput vs loss rate, with PFTK.
 
-The sweep (``sweeps/baseline.toml``) runs paper 001's one-wireless-link path
+The sweep (``sweeps/baseline.toml``) runs Sun et al. 2005 (CLRP): one-wireless-link path
 with uniform loss on the wireless link's forward (BS -> MH) direction. The
 PFTK curve at each loss rate uses that point's measured mean RTT and mean
 timeout RTO (b = 1, Wmax = the flow's window), so the check tests the TCP
@@ -18,8 +18,11 @@ import pandas as pd
 
 from tcpair.analysis import Analysis, Context
 from tcpair.models import mathis, pftk_kbps
-from tcpair.report import FAILS, HOLDS, NA, Claim, Figure
+from tcpair.report import Claim, Figure
+from tcpair.reproduce._claims import interval_of, judge, make_claim
+from tcpair.reproduce._common import paired_ratios
 from tcpair.stats import aggregate
+from tcpair.verdict import Interval, above, within
 
 FLOW = "tcp1"
 VARIANTS: tuple[str, ...] = ("reno", "newreno", "sack")
@@ -27,6 +30,7 @@ PFTK_TOLERANCE = 0.25
 ORDER_TOLERANCE = 0.05
 ORDER_MIN_P = 0.02
 CAPACITY_TOLERANCE = 0.02
+PFTK_SOURCE = "PFTK model (Padhye et al. 2000)"
 
 COLORS = {"reno": "#1f77b4", "newreno": "#ff7f0e", "sack": "#2ca02c"}
 
@@ -126,72 +130,82 @@ def _fmt_ps(ps: Sequence[float]) -> str:
     return "{" + ", ".join(f"{p:g}" for p in ps) + "}"
 
 
-def claims(pts: pd.DataFrame, capacity_kbps: float | None) -> list[Claim]:
-    """Verdicts computed from the numbers, never written by hand."""
-    out: list[Claim] = []
-    reno = pts[(pts["variant"] == "reno") & (pts["p"] > 0)].dropna(subset=["pftk_kbps"])
-    if len(reno):
-        err = (reno["goodput_kbps_mean"] - reno["pftk_kbps"]).abs() / reno["pftk_kbps"]
-        bad = reno.loc[err > PFTK_TOLERANCE, "p"].tolist()
-        detail = "; ".join(
-            f"p={p:g}: {g:.0f} vs {m:.0f} kb/s ({(g / m - 1) * 100:+.0f}%)"
-            for p, g, m in zip(reno["p"], reno["goodput_kbps_mean"], reno["pftk_kbps"], strict=True)
-        )
-        out.append(
-            Claim(
-                source="PFTK model (Padhye et al. 2000), SPEC validation",
-                text=f"Reno goodput within {PFTK_TOLERANCE:.0%} of PFTK (b=1, T0 = mean timeout "
-                f"RTO, Wmax = window) at p in {_fmt_ps(reno['p'].tolist())}",
-                verdict=HOLDS if not bad else FAILS,
-                detail=detail + (f". Outside the band at p in {_fmt_ps(bad)}." if bad else ""),
-            )
-        )
-    else:
-        out.append(
-            Claim(
-                "PFTK model (Padhye et al. 2000)",
-                "Reno goodput vs PFTK",
-                NA,
-                "no Reno points with loss",
-            )
-        )
+def _goodput_iv(row: pd.Series, scale: float) -> Interval:
+    """The point's mean goodput and its 95% CI, divided by ``scale``."""
+    return Interval.from_halfwidth(
+        float(row["goodput_kbps_mean"]) / scale,
+        float(row["goodput_kbps_ci95"]) / scale,
+        int(row["goodput_kbps_n"]),
+    )
 
-    high = sorted(p for p in pts["p"].unique() if p >= ORDER_MIN_P)
-    piv = pts.pivot_table(index="p", columns="variant", values="goodput_kbps_mean")
-    if high and all(v in piv.columns for v in VARIANTS):
-        bad_order = [
-            p
-            for p in high
-            if not (
-                piv.loc[p, "sack"] >= piv.loc[p, "newreno"] * (1 - ORDER_TOLERANCE)
-                and piv.loc[p, "newreno"] >= piv.loc[p, "reno"] * (1 - ORDER_TOLERANCE)
-            )
-        ]
-        out.append(
-            Claim(
-                source="Fall & Floyd 1996 (expected ordering)",
-                text=f"with several losses per window SACK >= NewReno >= Reno (within "
-                f"{ORDER_TOLERANCE:.0%}) at p in {_fmt_ps(high)}",
-                verdict=HOLDS if not bad_order else FAILS,
-                detail=f"ordering broken at p in {_fmt_ps(bad_order)}" if bad_order else "",
-            )
-        )
+
+def claim_pftk(pts: pd.DataFrame) -> Claim:
+    lo, hi = 1 - PFTK_TOLERANCE, 1 + PFTK_TOLERANCE
+    rule = f"mean goodput / PFTK: 95% CI inside [{lo:g}, {hi:g}] at every p > 0"
+    reno = pts[(pts["variant"] == "reno") & (pts["p"] > 0)].dropna(subset=["pftk_kbps"])
+    text = (
+        f"Reno goodput within {PFTK_TOLERANCE:.0%} of PFTK (b=1, T0 = mean timeout "
+        f"RTO, Wmax = window) at p in {_fmt_ps(reno['p'].tolist())}"
+    )
+    parts = [
+        judge(f"p={r['p']:g}", _goodput_iv(r, float(r["pftk_kbps"])), lambda iv: within(iv, lo, hi))
+        for _, r in reno.iterrows()
+    ]
+    return make_claim(PFTK_SOURCE, text, "pftk", rule, parts, empty="no Reno points with loss")
+
+
+def claim_order(runs: pd.DataFrame, ps: Sequence[float]) -> Claim:
+    floor = 1 - ORDER_TOLERANCE
+    high = sorted(p for p in ps if p >= ORDER_MIN_P)
+    text = (
+        f"with several losses per window SACK >= NewReno >= Reno (within "
+        f"{ORDER_TOLERANCE:.0%}) at p in {_fmt_ps(high)}"
+    )
+    rule = (
+        f"paired ratios SACK/NewReno and NewReno/Reno: 95% CI above {floor:g} at every "
+        f"p >= {ORDER_MIN_P:g}"
+    )
+    parts = []
+    for num, den in (("sack", "newreno"), ("newreno", "reno")):
+        r = paired_ratios(runs, "variant", num, den, ["p"], value="goodput_kbps")
+        for _, row in r[r["p"] >= ORDER_MIN_P].iterrows():
+            iv = interval_of(row)
+            parts.append(judge(f"{num}/{den} p={row['p']:g}", iv, lambda i: above(i, floor)))
+    return make_claim(
+        "Fall & Floyd 1996 (expected ordering)",
+        text,
+        "ordering",
+        rule,
+        parts,
+        empty=f"needs Reno, NewReno and SACK runs at p >= {ORDER_MIN_P:g}",
+    )
+
+
+def claim_capacity(pts: pd.DataFrame, capacity_kbps: float) -> Claim:
+    lo, hi = 1 - CAPACITY_TOLERANCE, 1 + CAPACITY_TOLERANCE
+    text = (
+        f"without loss, goodput within {CAPACITY_TOLERANCE:.0%} of the bottleneck "
+        f"capacity ({capacity_kbps:.0f} kb/s)"
+    )
+    rule = f"mean goodput / capacity at p = 0: 95% CI inside [{lo:g}, {hi:g}] for every variant"
     zero = pts[pts["p"] == 0]
-    if capacity_kbps and len(zero):
-        shortfall = 1 - zero["goodput_kbps_mean"] / capacity_kbps
-        bad_v = zero.loc[shortfall.abs() > CAPACITY_TOLERANCE, "variant"].tolist()
-        out.append(
-            Claim(
-                source="issue 2, item 11(b)",
-                text=f"without loss, goodput within {CAPACITY_TOLERANCE:.0%} of the bottleneck "
-                f"capacity ({capacity_kbps:.0f} kb/s)",
-                verdict=HOLDS if not bad_v else FAILS,
-                detail="; ".join(
-                    f"{v}: {g:.0f} kb/s"
-                    for v, g in zip(zero["variant"], zero["goodput_kbps_mean"], strict=True)
-                ),
-            )
-        )
+    parts = [
+        judge(str(r["variant"]), _goodput_iv(r, capacity_kbps), lambda iv: within(iv, lo, hi))
+        for _, r in zero.iterrows()
+    ]
+    return make_claim(
+        "expected behaviour of a loss-free path", text, "capacity", rule, parts, fmt=".4g"
+    )
+
+
+def claims(pts: pd.DataFrame, capacity_kbps: float | None, runs: pd.DataFrame) -> list[Claim]:
+    """Verdicts decided from 95% confidence intervals (:mod:`tcpair.verdict`)."""
+    out = [claim_pftk(pts)]
+    ps = [float(p) for p in pts["p"].unique()] if len(pts) else []
+    if any(p >= ORDER_MIN_P for p in ps):
+        out.append(claim_order(runs, ps))
+    if capacity_kbps and (pts["p"] == 0).any():
+        out.append(claim_capacity(pts, capacity_kbps))
     return out
 
 
@@ -311,10 +325,11 @@ def analyse(ctx: Context) -> Analysis:
     )
     return Analysis(
         figures=[plot_goodput(pts, ctx.out, capacity), plot_recoveries(pts, ctx.out)],
-        claims=claims(pts, capacity),
+        claims=claims(pts, capacity, runs),
         tables=[("Per point", shown)],
         files=[("baseline_points.csv", "per-point statistics with PFTK and Mathis (CSV)")],
-        intro="Paper 001's one-wireless-link path (FH-BS 10 Mb/s 10 ms, BS-MH 2 Mb/s 64 us, "
+        intro="Sun et al. 2005 (CLRP): one-wireless-link path (FH-BS 10 Mb/s 10 ms, "
+        "BS-MH 2 Mb/s 64 us, "
         "1000-byte packets, window 30) with uniform loss on BS -> MH. Each point is the mean "
         "over seeds with a 95% Student-t confidence interval. PFTK uses each point's measured "
         "mean RTT and mean RTO at timeouts (b = 1, no delayed ACKs; Wmax = window).",

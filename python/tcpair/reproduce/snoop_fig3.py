@@ -1,22 +1,23 @@
-"""Target ``snoop_fig3`` (``snoop-fig3``): paper 002's Figure 3.
+"""Target ``snoop_fig3`` (``snoop-fig3``): Amir et al. 1995 (Snoop), Figure 3.
 
 Goodput at the MH (KB/s) of one Reno flow through an ordinary BS and through a
 snooping BS vs the wireless link's bit error rate (A), and Snoop's speedup over
 Reno (B). Scenario: ``scenarios/snoop_paper.toml``; sweep:
 ``sweeps/snoop_fig3.toml``.
 
-The paper's claims and how their verdicts are computed (on the means over seeds;
-the detail gives the values with 95% CIs):
+The paper's claims and how their verdicts are decided (95% confidence
+intervals, the rule of :mod:`tcpair.verdict`; ratios are paired by seed):
 
 - "at least 10 times as high an error rate without any performance degradation":
   Reno's reference is its goodput at the lowest BER swept; a scheme is
-  *undegraded* at BER b when its goodput is >= 90% of that reference. The claim
-  holds when, for every b at which Reno is undegraded and 10b is also swept,
-  Snoop is undegraded at 10b.
-- "speedups of up to 25 times": holds when the largest speedup is within a
-  factor of 2 of 25 (12.5..50).
-- "the performance gain is maximum around an error rate of 1e-4": holds when the
-  BER of the largest speedup lies in [3e-5, 3e-4].
+  *undegraded* at BER b when its goodput over that reference (paired by seed)
+  has its CI above 0.9. For every b with 10b swept: if Reno is undegraded at b,
+  Snoop must be at 10b (:func:`tcpair.verdict.implies`).
+- "speedups of up to 25 times": some BER's speedup CI lies within a factor of 2
+  of 25 (12.5..50) and no BER's CI lies above 50.
+- "the performance gain is maximum around an error rate of 1e-4": the largest
+  speedup in [3e-5, 3e-4] exceeds every speedup outside that band (difference
+  with the two CIs combined in quadrature above 0).
 """
 
 from __future__ import annotations
@@ -27,20 +28,36 @@ import numpy as np
 import pandas as pd
 
 from tcpair.analysis import Analysis, Context
-from tcpair.report import FAILS, HOLDS, NA, Claim, Figure
+from tcpair.report import FAILS, HOLDS, Claim, Figure
+from tcpair.reproduce._claims import Part, interval_of, judge, make_claim, not_assessed
 from tcpair.reproduce._common import (
     GOODPUT,
-    fmt_values,
-    pm,
-    ratios,
+    paired_ratios,
     runs_with_goodput,
     save,
     scheme_points,
 )
+from tcpair.verdict import (
+    INCONCLUSIVE,
+    Interval,
+    above,
+    all_of,
+    any_of,
+    difference,
+    implies,
+    paired_ratio,
+    within,
+)
 
 FLOW = "tcp1"
 SCHEMES: tuple[str, ...] = ("reno", "snoop")
-SOURCE = "Amir et al. 1995 (paper 002), Fig. 3"
+SOURCE = "Amir et al. 1995 (Snoop), Fig. 3"
+SPEEDUP_CAUSE = (
+    "At the edge of collapse the speedup is the ratio of two small goodputs and depends "
+    "on the TCP's timer details the paper leaves open (our 4.3BSD-Reno timer: 500 ms "
+    'ticks, 1 s minimum RTO); docs/snoop.md, section "Reproduction of Amir '
+    'et al. 1995 (Snoop), Fig. 3".'
+)
 UNDEGRADED = 0.90  # a scheme is undegraded at >= 90% of Reno's lowest-BER goodput
 BER_FACTOR = 10.0
 PAPER_SPEEDUP = 25.0
@@ -55,26 +72,26 @@ def points(runs: pd.DataFrame) -> pd.DataFrame:
     return scheme_points(runs, ["scheme", "ber"])
 
 
-def speedups(pts: pd.DataFrame) -> pd.DataFrame:
-    """Snoop / Reno goodput per BER with a 95% CI."""
-    return ratios(pts, "scheme", "snoop", "reno", ["ber"])
+def speedups(runs: pd.DataFrame) -> pd.DataFrame:
+    """Snoop / Reno goodput per BER, paired by seed, with a 95% CI."""
+    return paired_ratios(runs, "scheme", "snoop", "reno", ["ber"])
 
 
-def _mean_at(pts: pd.DataFrame, scheme: str) -> pd.Series:
-    d = pts[pts["scheme"] == scheme]
-    return pd.Series(d[f"{GOODPUT}_mean"].to_numpy(float), index=d["ber"].to_numpy(float))
+def _at(runs: pd.DataFrame, scheme: str, ber: float) -> pd.DataFrame:
+    """The runs of ``scheme`` at the swept BER equal to ``ber`` (to rounding)."""
+    d = runs[runs["scheme"] == scheme] if "scheme" in runs.columns else runs.iloc[0:0]
+    return d[np.isclose(d["ber"].astype(float), ber, rtol=1e-6, atol=0.0)]
 
 
-def _find(series: pd.Series, x: float) -> float | None:
-    """The value at the swept BER equal to ``x`` (to rounding), else None."""
-    for k, v in series.items():
-        if np.isclose(float(k), x, rtol=1e-6, atol=0.0):
-            return float(v)
-    return None
+def relative(runs: pd.DataFrame, scheme: str, ber: float, ref: pd.DataFrame) -> Interval:
+    """Goodput of ``scheme`` at ``ber`` over the reference runs, paired by seed."""
+    a = _at(runs, scheme, ber)[["seed", GOODPUT]]
+    both = a.merge(ref[["seed", GOODPUT]], on="seed", suffixes=("_a", "_b"))
+    return paired_ratio(both[f"{GOODPUT}_a"], both[f"{GOODPUT}_b"])
 
 
 def largest_undegraded(series: pd.Series, reference: float) -> float | None:
-    """Largest BER b such that the scheme is undegraded at every swept BER <= b."""
+    """Largest BER b such that the scheme's mean is undegraded at every swept BER <= b."""
     best = None
     for b, g in series.sort_index().items():
         if g >= UNDEGRADED * reference:
@@ -84,77 +101,131 @@ def largest_undegraded(series: pd.Series, reference: float) -> float | None:
     return best
 
 
-def claim_tolerance(pts: pd.DataFrame) -> Claim:
+def _mean_at(pts: pd.DataFrame, scheme: str) -> pd.Series:
+    d = pts[pts["scheme"] == scheme]
+    return pd.Series(d[f"{GOODPUT}_mean"].to_numpy(float), index=d["ber"].to_numpy(float))
+
+
+def claim_tolerance(runs: pd.DataFrame, pts: pd.DataFrame) -> Claim:
     text = (
         f"Snoop tolerates >= {BER_FACTOR:g}x the BER of Reno without degradation: for every "
-        f"swept BER b at which Reno is undegraded (mean goodput >= {UNDEGRADED:.0%} of Reno's "
+        f"swept BER b at which Reno is undegraded (goodput >= {UNDEGRADED:.0%} of Reno's "
         f"at the lowest BER) and {BER_FACTOR:g}b is swept, Snoop at {BER_FACTOR:g}b is also "
         f">= {UNDEGRADED:.0%} of that reference"
     )
-    reno, snoop = _mean_at(pts, "reno"), _mean_at(pts, "snoop")
-    if reno.empty or snoop.empty:
-        return Claim(SOURCE, text, NA, "needs both Reno and Snoop runs")
-    ref = float(reno.sort_index().iloc[0])
-    pairs = []
-    for b, g in reno.sort_index().items():
-        if g < UNDEGRADED * ref:
+    rule = (
+        f"for every b with 10b swept: if Reno(b)/Reno(lowest BER) has its 95% CI above "
+        f"{UNDEGRADED:g} then Snoop(10b)/Reno(lowest BER) must too (ratios paired by seed; "
+        "a b where Reno's ratio is surely below is not tested)"
+    )
+    bers = sorted(float(b) for b in runs["ber"].unique()) if len(runs) else []
+    reno_b = [b for b in bers if len(_at(runs, "reno", b))]
+    if not reno_b or not len(runs[runs["scheme"] == "snoop"]):
+        return not_assessed(SOURCE, text, "ber_tolerance", rule, "needs both Reno and Snoop runs")
+    ref = _at(runs, "reno", reno_b[0])
+    parts, implied = [], []
+    for b in reno_b:
+        if not len(_at(runs, "snoop", b * BER_FACTOR)):
             continue
-        s = _find(snoop, float(b) * BER_FACTOR)
-        if s is not None:
-            pairs.append((float(b), float(g), s))
-    if not pairs or ref <= 0:
-        return Claim(SOURCE, text, NA, "no swept BER b with Reno undegraded and 10b swept")
-    bad = [(b, s) for b, _, s in pairs if s < UNDEGRADED * ref]
-    lr, ls = largest_undegraded(reno, ref), largest_undegraded(snoop, ref)
-    detail = (
-        f"reference (Reno at BER {float(reno.sort_index().index[0]):g}) {ref:.1f} KB/s. "
-        + "; ".join(
-            f"Reno@{b:g} {g / ref:.0%}, Snoop@{b * BER_FACTOR:g} {s / ref:.0%}" for b, g, s in pairs
-        )
-        + f". Largest BER undegraded at every lower BER: Reno {lr:g}, Snoop "
+        premise = judge(f"Reno@{b:g}", relative(runs, "reno", b, ref), _undegraded)
+        snoop = relative(runs, "snoop", b * BER_FACTOR, ref)
+        implied.append(implies(premise.outcome, _undegraded(snoop)))
+        parts += [premise, Part(f"Snoop@{b * BER_FACTOR:g}", snoop, implied[-1])]
+    reno, snoop_m = _mean_at(pts, "reno"), _mean_at(pts, "snoop")
+    ref_mean = float(reno.sort_index().iloc[0])
+    lr, ls = largest_undegraded(reno, ref_mean), largest_undegraded(snoop_m, ref_mean)
+    note = (
+        f"Reference: Reno at BER {reno_b[0]:g}, {ref_mean:.1f} KB/s. Largest BER with the mean "
+        f"undegraded at every lower BER: Reno {lr:g}, Snoop "
         + (f"{ls:g}" if ls is not None else "none")
         + (f" ({ls / lr:g}x)." if ls is not None and lr else ".")
     )
-    if bad:
-        detail += " Snoop degraded at " + fmt_values(b * BER_FACTOR for b, _ in bad) + "."
-    return Claim(SOURCE, text, FAILS if bad else HOLDS, detail)
+    return make_claim(
+        SOURCE,
+        text,
+        "ber_tolerance",
+        rule,
+        parts,
+        combine=lambda _: all_of(implied),
+        note=note,
+        empty="no swept BER b with 10b swept",
+    )
 
 
-def claim_speedup(sp: pd.DataFrame) -> list[Claim]:
+def _undegraded(iv: Interval) -> str:
+    return above(iv, UNDEGRADED)
+
+
+def claim_speedup(sp: pd.DataFrame) -> Claim:
     lo, hi = PAPER_SPEEDUP / SPEEDUP_FACTOR, PAPER_SPEEDUP * SPEEDUP_FACTOR
-    text_max = (
-        f"speedups of up to ~{PAPER_SPEEDUP:g}x: the largest mean speedup Snoop/Reno over the "
+    text = (
+        f"speedups of up to ~{PAPER_SPEEDUP:g}x: the largest speedup Snoop/Reno over the "
         f"swept BERs lies in [{lo:g}, {hi:g}] (within a factor {SPEEDUP_FACTOR:g} of "
         f"{PAPER_SPEEDUP:g})"
     )
-    text_peak = (
-        f"the gain is largest near BER 1e-4: the swept BER with the largest mean speedup lies "
-        f"in [{PEAK_BAND[0]:g}, {PEAK_BAND[1]:g}]"
+    rule = (
+        f"paired ratio Snoop/Reno: some BER's 95% CI inside [{lo:g}, {hi:g}] and no BER's "
+        f"CI above {hi:g}"
     )
     ok = sp.dropna(subset=["ratio"])
     if ok.empty:
-        return [
-            Claim(SOURCE, text_max, NA, "needs both Reno and Snoop runs"),
-            Claim(SOURCE, text_peak, NA, "needs both Reno and Snoop runs"),
-        ]
-    top = ok.loc[ok["ratio"].idxmax()]
-    where = float(top["ber"])
-    seen = (
-        f"largest speedup {pm(float(top['ratio']), float(top['ratio_ci95']))}x at BER "
-        f"{where:g}; all: "
-        + "; ".join(f"{b:g}: {r:.2f}x" for b, r in zip(ok["ber"], ok["ratio"], strict=True))
+        return not_assessed(SOURCE, text, "speedup_25x", rule, "needs both Reno and Snoop runs")
+    parts, reach, cap = [], [], []
+    for _, row in ok.sort_values("ratio", ascending=False).iterrows():
+        iv = interval_of(row)
+        reach.append(within(iv, lo, hi))
+        cap.append(not_above(iv, hi))
+        # Only the BERs that can reach the band are shown (the largest always).
+        if not parts or not iv.defined or iv.high >= lo:
+            parts.append(Part(f"BER {row['ber']:g}", iv, all_of([reach[-1], cap[-1]])))
+    outcome = all_of([any_of(reach), all_of(cap)])
+    claim = make_claim(SOURCE, text, "speedup_25x", rule, parts, combine=lambda _: outcome)
+    claim.cause = SPEEDUP_CAUSE if outcome == FAILS else ""
+    return claim
+
+
+def claim_peak(sp: pd.DataFrame) -> Claim:
+    lo, hi = PEAK_BAND
+    text = (
+        f"the gain is largest near BER 1e-4: the swept BER with the largest speedup lies "
+        f"in [{lo:g}, {hi:g}]"
     )
-    in_band = lo <= float(top["ratio"]) <= hi
-    in_peak = PEAK_BAND[0] * (1 - 1e-9) <= where <= PEAK_BAND[1] * (1 + 1e-9)
-    return [
-        Claim(SOURCE, text_max, HOLDS if in_band else FAILS, seen),
-        Claim(SOURCE, text_peak, HOLDS if in_peak else FAILS, seen),
+    rule = (
+        f"the largest speedup inside [{lo:g}, {hi:g}] minus each speedup outside it "
+        "(95% CIs combined in quadrature): above 0 for all"
+    )
+    ok = sp.dropna(subset=["ratio"])
+    inside = ok[[lo * (1 - 1e-9) <= b <= hi * (1 + 1e-9) for b in ok["ber"]]]
+    outside_ = ok.drop(index=inside.index)
+    if inside.empty or outside_.empty:
+        why = "needs Reno and Snoop runs at BERs inside and outside the band"
+        return not_assessed(SOURCE, text, "peak_near_1e-4", rule, why)
+    best = inside.loc[inside["ratio"].idxmax()]
+    top = interval_of(best)
+    parts = [
+        judge(f"BER {best['ber']:g} vs {row['ber']:g}", difference(top, interval_of(row)), _pos)
+        for _, row in outside_.iterrows()
     ]
+    note = f"Largest speedup inside the band: {top.text()} at BER {best['ber']:g}."
+    return make_claim(SOURCE, text, "peak_near_1e-4", rule, parts, note=note)
 
 
-def claims(pts: pd.DataFrame, sp: pd.DataFrame) -> list[Claim]:
-    """Verdicts computed from the numbers, never written by hand."""
-    return [claim_tolerance(pts), *claim_speedup(sp)]
+def not_above(iv: Interval, hi: float) -> str:
+    """Claim ``estimate <= hi``."""
+    if not iv.defined:
+        return INCONCLUSIVE
+    if iv.high <= hi:
+        return HOLDS
+    return FAILS if iv.low > hi else INCONCLUSIVE
+
+
+def _pos(iv: Interval) -> str:
+    return above(iv, 0.0)
+
+
+def claims(runs: pd.DataFrame, pts: pd.DataFrame, sp: pd.DataFrame) -> list[Claim]:
+    """Verdicts decided from 95% confidence intervals (:mod:`tcpair.verdict`)."""
+    return [claim_tolerance(runs, pts), claim_speedup(sp), claim_peak(sp)]
 
 
 def plot_goodput(pts: pd.DataFrame, out: Path) -> Figure:
@@ -187,7 +258,8 @@ def plot_goodput(pts: pd.DataFrame, out: Path) -> Figure:
     png, svg = save(fig, out, "snoop_goodput_vs_ber")
     return Figure(
         png,
-        "Paper 002 Fig. 3(A): goodput of Reno with an ordinary and with a snooping BS vs the "
+        "Amir et al. 1995 (Snoop), Fig. 3(A): goodput of Reno with an ordinary "
+        "and with a snooping BS vs the "
         "bit error rate of the wireless link; bars are 95% Student-t confidence intervals "
         "(the paper shows standard deviations, listed in the table).",
         svg=svg,
@@ -224,8 +296,9 @@ def plot_speedup(sp: pd.DataFrame, out: Path) -> Figure:
     png, svg = save(fig, out, "snoop_speedup_vs_ber")
     return Figure(
         png,
-        "Paper 002 Fig. 3(B): ratio of mean goodputs Snoop/Reno per BER; bars are 95% "
-        "confidence intervals of the ratio (delta method); dotted line: the paper's 25x.",
+        "Amir et al. 1995 (Snoop), Fig. 3(B): ratio of mean goodputs "
+        "Snoop/Reno per BER; bars are 95% "
+        "confidence intervals of the ratio, paired by seed; dotted line: the paper's 25x.",
         svg=svg,
     )
 
@@ -234,7 +307,7 @@ def analyse(ctx: Context) -> Analysis:
     """Figures 3(A) and 3(B), per-point tables and verdicts."""
     runs = runs_with_goodput(ctx, [FLOW])
     pts = points(runs)
-    sp = speedups(pts)
+    sp = speedups(runs)
     pts.to_csv(ctx.out / "snoop_fig3_points.csv", index=False)
     sp.to_csv(ctx.out / "snoop_fig3_speedup.csv", index=False)
     cols = {
@@ -255,12 +328,15 @@ def analyse(ctx: Context) -> Analysis:
             "snoop_KBps": "Snoop KB/s",
             "reno_KBps": "Reno KB/s",
             "ratio": "speedup",
+            "ratio_low": "CI low",
+            "ratio_high": "CI high",
             "ratio_ci95": "±95% CI",
         }
     )
     missing = [s for s in SCHEMES if s not in set(pts.get("scheme", []))]
     intro = (
-        "Paper 002's path FH -- router -- BS -- MH (10 Mb/s 100 us wired, 2 Mb/s 200 us "
+        "Amir et al. 1995 (Snoop), the path FH -- router -- BS -- MH (10 Mb/s "
+        "100 us wired, 2 Mb/s 200 us "
         "wireless, 500-byte packets, 20-packet buffers), bit errors on BS -> MH, one Reno "
         "flow (window 16 = 8 KB, 500 ms timer tick, 1 s minimum RTO as in 4.3BSD-Reno). "
         "Goodput in KB/s (1 KB = 1000 bytes). Each point is the mean over seeds with a "
@@ -270,7 +346,7 @@ def analyse(ctx: Context) -> Analysis:
         intro += f" No successful runs for: {', '.join(missing)}."
     return Analysis(
         figures=[plot_goodput(pts, ctx.out), plot_speedup(sp, ctx.out)],
-        claims=claims(pts, sp),
+        claims=claims(runs, pts, sp),
         tables=[("Goodput per point", shown), ("Speedup Snoop / Reno", sp_shown)],
         files=[
             ("snoop_fig3_points.csv", "per-point statistics (CSV)"),

@@ -1,4 +1,4 @@
-"""Targets ``syndrome_fig10`` .. ``syndrome_fig13``: paper 000's Figures 10-13.
+"""Targets ``syndrome_fig10`` .. ``syndrome_fig13``: Chen et al. 2002 (Syndrome), Figures 10-13.
 
 One module for the four targets: they share the scenario
 (``scenarios/syndrome_paper.toml``), the flows S1 -> MH (near) and S2 -> MH
@@ -6,27 +6,26 @@ One module for the four targets: they share the scenario
 x-axis (1/sqrt(p), or the duplication probability for Fig. 12) and in the claims
 set beside our numbers. :data:`FIGS` maps each sweep's name to that choice.
 
-Every verdict is computed from the means over seeds (the details give the
-values; the tables give 95% CIs):
+Every verdict is decided from 95% confidence intervals by the rule of
+:mod:`tcpair.verdict`; ratios of goodputs are paired by seed (and S1/S2 by run):
 
-- RTT bias (Fig. 10's first observation): mean goodput S1 > S2 for every scheme
-  and loss rate.
-- "very close, and comparable" (Figs. 10, 11, 13): goodput ratio
-  Syndrome/Snoop within 1 +- 10% for each flow at every point.
+- RTT bias (Fig. 10's first observation): S1/S2 above 1 for every scheme and
+  loss rate.
+- "very close, and comparable" (Figs. 10, 11, 13): Syndrome/Snoop inside
+  1 +- 10% for each flow at every point.
 - "30-80 per cent more than TCP senders in the case of high packet loss rates"
-  (Fig. 10): at every p >= 0.05, Snoop/Reno and Syndrome/Reno >= 1.30 for both
-  flows; the detail reports the range seen beside the paper's 30-80%.
+  (Fig. 10): at every p >= 0.05, Snoop/Reno and Syndrome/Reno above 1.30 for
+  both flows; the detail reports the range seen beside the paper's 30-80%.
 - Fig. 12, "notable discrepancy only when duplication exceeds 0.05 (S1) and
-  0.1 (S2)": for each flow the gap |Syndrome/Snoop - 1| is <= 10% at every
-  duplication probability up to the flow's onset and > 10% at some probability
-  above it.
+  0.1 (S2)": for each flow Syndrome/Snoop inside 1 +- 10% at every duplication
+  probability up to the flow's onset and outside it at some probability above.
 - Fig. 12, "in the worst case ... 20 per cent more aggressively than SNOOP":
-  the largest Syndrome/Snoop ratio over flows and duplication probabilities is
-  <= 1.2.
+  Syndrome/Snoop below 1.2 at every point.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,18 +34,30 @@ import pandas as pd
 
 from tcpair.analysis import Analysis, Context
 from tcpair.report import FAILS, HOLDS, NA, Claim, Figure
+from tcpair.reproduce._claims import Part, interval_of, judge, make_claim
 from tcpair.reproduce._common import (
     GOODPUT,
-    fmt_values,
-    ratios,
+    paired_ratios,
     runs_with_goodput,
     save,
     scheme_points,
 )
+from tcpair.verdict import Interval, above, all_of, any_of, below, outside, within
 
 FLOWS: tuple[str, ...] = ("s1", "s2")
 SCHEMES: tuple[str, ...] = ("reno", "snoop", "syndrome")
-SOURCE = "Chen et al. 2002 (paper 000)"
+SOURCE = "Chen et al. 2002 (Syndrome)"
+_DOC = 'docs/syndrome.md, section "What the reproduction shows"'
+RTT_CAUSE = (
+    "S1 alone crosses the wired link with loss p/50, which a base station cannot hide, so "
+    f"at high loss its advantage of the shorter RTT is lost; {_DOC}."
+)
+CLOSE_CAUSE = (
+    "Syndrome repairs losses end to end with a sender held to its window: a second "
+    "wireless loss in one window often waits for the timer, while Snoop repairs every "
+    f"loss locally within milliseconds; {_DOC}."
+)
+ONSET_CAUSE = f"No gap beyond 10% appears at any duplication probability; {_DOC}."
 CLOSE = 0.10  # "comparable": within 10% of Snoop
 HIGH_LOSS_P = 0.05  # "high packet loss rates"
 GAIN_MIN, GAIN_MAX = 0.30, 0.80  # "30-80 per cent more than TCP"
@@ -91,166 +102,177 @@ def points(runs: pd.DataFrame, x_axis: str) -> pd.DataFrame:
     return scheme_points(runs, ["scheme", x_axis, "flow"])
 
 
-def vs(pts: pd.DataFrame, x_axis: str, num: str, den: str) -> pd.DataFrame:
-    """Goodput ratio ``num``/``den`` per (x, flow) with a 95% CI."""
-    return ratios(pts, "scheme", num, den, [x_axis, "flow"])
+def vs(runs: pd.DataFrame, x_axis: str, num: str, den: str) -> pd.DataFrame:
+    """Goodput ratio ``num``/``den`` per (x, flow), paired by seed, with a 95% CI."""
+    return paired_ratios(runs, "scheme", num, den, [x_axis, "flow"])
 
 
-def _means(pts: pd.DataFrame, x_axis: str) -> pd.DataFrame:
-    if pts.empty:
-        return pd.DataFrame()
-    return pts.pivot_table(
-        index=[x_axis, "scheme"], columns="flow", values=f"{GOODPUT}_mean", aggfunc="first"
-    )
+def _ratio_parts(
+    r: pd.DataFrame, x_axis: str, test: Callable[[Interval], str], prefix: str = ""
+) -> list[Part]:
+    return [
+        judge(f"{prefix}{row['flow']} {x_axis}={row[x_axis]:g}", interval_of(row), test)
+        for _, row in r.iterrows()
+    ]
 
 
-def claim_rtt_bias(pts: pd.DataFrame, x_axis: str) -> Claim:
+def _band(iv: Interval) -> str:
+    return within(iv, 1 - CLOSE, 1 + CLOSE)
+
+
+def claim_rtt_bias(runs: pd.DataFrame, x_axis: str) -> Claim:
     text = (
         "TCP favours the short-RTT connection: mean goodput S1 -> MH > S2 -> MH for every "
         "scheme and loss rate"
     )
-    piv = _means(pts, x_axis)
-    if piv.empty or not all(f in piv.columns for f in FLOWS):
-        return Claim(f"{SOURCE}, Fig. 10", text, NA, "needs runs of both flows")
-    piv = piv.dropna(subset=list(FLOWS))
-    ratio = piv["s1"] / piv["s2"]
-    bad = ratio[~(piv["s1"] > piv["s2"])]
-    worst = ratio.idxmin()
-    detail = (
-        f"S1/S2 from {ratio.min():.2f} ({worst[1]}, {x_axis}={worst[0]:g}) to {ratio.max():.2f} "
-        f"over {len(ratio)} points"
+    rule = "paired ratio S1/S2 (same runs): 95% CI above 1 for every scheme and point"
+    src = f"{SOURCE}, Fig. 10"
+    r = paired_ratios(runs, "flow", "s1", "s2", ["scheme", x_axis])
+    parts = [
+        judge(f"{row['scheme']} {x_axis}={row[x_axis]:g}", interval_of(row), _above_one)
+        for _, row in r.iterrows()
+    ]
+    return make_claim(
+        src, text, "rtt_bias", rule, parts, cause=RTT_CAUSE, empty="needs runs of both flows"
     )
-    if len(bad):
-        detail += "; S1 <= S2 at " + ", ".join(f"{s} {x_axis}={x:g}" for x, s in bad.index)
-    return Claim(f"{SOURCE}, Fig. 10", text, FAILS if len(bad) else HOLDS, detail)
 
 
-def claim_close(pts: pd.DataFrame, x_axis: str, fig: str) -> Claim:
+def _above_one(iv: Interval) -> str:
+    return above(iv, 1.0)
+
+
+def claim_close(runs: pd.DataFrame, x_axis: str, fig: str) -> Claim:
     text = (
         f"Syndrome comparable to Snoop: goodput ratio Syndrome/Snoop within 1 ± {CLOSE:.0%} "
         f"for both flows at every {x_axis}"
     )
     if fig == "11":
         text += " (the paper: 'comparable, and sometimes slightly better')"
-    r = vs(pts, x_axis, "syndrome", "snoop").dropna(subset=["ratio"])
-    src = f"{SOURCE}, Fig. {fig}" if fig else SOURCE
-    if r.empty:
-        return Claim(src, text, NA, "needs both Snoop and Syndrome runs")
-    off = r[(r["ratio"] - 1).abs() > CLOSE]
-    above = int((r["ratio"] > 1).sum())
-    detail = (
-        f"Syndrome/Snoop from {r['ratio'].min():.3f} to {r['ratio'].max():.3f}; Syndrome above "
-        f"Snoop at {above} of {len(r)} points"
+    rule = (
+        f"paired ratio Syndrome/Snoop: 95% CI inside [{1 - CLOSE:g}, {1 + CLOSE:g}] for each "
+        "flow at every point"
     )
-    if len(off):
-        detail += "; outside the band at " + ", ".join(
-            f"{f} {x_axis}={x:g} ({v:.2f})"
-            for x, f, v in zip(off[x_axis], off["flow"], off["ratio"], strict=True)
-        )
-    return Claim(src, text, FAILS if len(off) else HOLDS, detail)
+    r = vs(runs, x_axis, "syndrome", "snoop").dropna(subset=["ratio"])
+    src = f"{SOURCE}, Fig. {fig}" if fig else SOURCE
+    parts = _ratio_parts(r, x_axis, _band)
+    above_n = sum(p.iv.low > 1 for p in parts if p.iv.defined)
+    note = f"Syndrome above Snoop (CI above 1) at {above_n} of {len(parts)} points."
+    return make_claim(
+        src,
+        text,
+        "comparable",
+        rule,
+        parts,
+        note=note,
+        cause=CLOSE_CAUSE,
+        empty="needs both Snoop and Syndrome runs",
+    )
 
 
-def claim_gain(pts: pd.DataFrame, x_axis: str) -> Claim:
+def claim_gain(runs: pd.DataFrame, x_axis: str) -> Claim:
     text = (
         f"at high loss (p >= {HIGH_LOSS_P:g}) Snoop and Syndrome get >= {GAIN_MIN:.0%} more "
         f"goodput than Reno, both flows (the paper reports {GAIN_MIN:.0%}-{GAIN_MAX:.0%})"
     )
-    src = f"{SOURCE}, Fig. 10"
-    parts = []
-    for scheme in ("snoop", "syndrome"):
-        r = vs(pts, x_axis, scheme, "reno").dropna(subset=["ratio"])
-        r = r[r[x_axis] >= HIGH_LOSS_P * (1 - 1e-9)]
-        if len(r):
-            parts.append(r.assign(scheme=scheme))
-    if not parts:
-        return Claim(src, text, NA, f"needs Reno and Snoop/Syndrome runs at p >= {HIGH_LOSS_P:g}")
-    r = pd.concat(parts, ignore_index=True)
-    gain = r["ratio"] - 1
-    bad = r[gain < GAIN_MIN]
-    in_paper = int(((gain >= GAIN_MIN) & (gain <= GAIN_MAX)).sum())
-    detail = "; ".join(
-        f"{LABELS[s]} {f} p={x:g}: {g:+.0%}"
-        for s, f, x, g in zip(r["scheme"], r["flow"], r[x_axis], gain, strict=True)
-    ) + (
-        f". Gain from {gain.min():+.0%} to {gain.max():+.0%}; {in_paper} of {len(r)} within "
-        f"the paper's {GAIN_MIN:.0%}-{GAIN_MAX:.0%}."
+    rule = (
+        f"paired ratios Snoop/Reno and Syndrome/Reno: 95% CI above {1 + GAIN_MIN:g} for each "
+        f"flow at every p >= {HIGH_LOSS_P:g}"
     )
-    missing = {"snoop", "syndrome"} - set(r["scheme"])
-    if missing:
-        detail += f" Not assessed for: {', '.join(sorted(missing))} (no runs)."
-    verdict = FAILS if len(bad) else (NA if missing else HOLDS)
-    return Claim(src, text, verdict, detail)
+    src = f"{SOURCE}, Fig. 10"
+    parts: list[Part] = []
+    missing = []
+    for scheme in ("snoop", "syndrome"):
+        r = vs(runs, x_axis, scheme, "reno").dropna(subset=["ratio"])
+        r = r[r[x_axis] >= HIGH_LOSS_P * (1 - 1e-9)]
+        if r.empty:
+            missing.append(scheme)
+        parts += _ratio_parts(r, x_axis, lambda iv: above(iv, 1 + GAIN_MIN), f"{LABELS[scheme]} ")
+    gains = [p.iv.estimate - 1 for p in parts]
+    note = ""
+    if gains:
+        inside = sum(GAIN_MIN <= g <= GAIN_MAX for g in gains)
+        note = (
+            f"Gain from {min(gains):+.0%} to {max(gains):+.0%}; {inside} of {len(gains)} "
+            f"within the paper's {GAIN_MIN:.0%}-{GAIN_MAX:.0%}."
+        )
+    if missing and parts:
+        note += f" Not assessed for: {', '.join(missing)} (no runs)."
+    claim = make_claim(
+        src,
+        text,
+        "gain_over_reno",
+        rule,
+        parts,
+        note=note,
+        empty=f"needs Reno and Snoop/Syndrome runs at p >= {HIGH_LOSS_P:g}",
+    )
+    if missing and claim.verdict == HOLDS:
+        claim.verdict = NA
+    return claim
 
 
-def claim_dup_onset(pts: pd.DataFrame, x_axis: str) -> Claim:
+def claim_dup_onset(runs: pd.DataFrame, x_axis: str) -> Claim:
     text = (
         f"a notable gap (|Syndrome/Snoop - 1| > {DUP_GAP:.0%}) appears only once the "
         f"duplication probability exceeds {DUP_ONSET['s1']:g} for S1 and {DUP_ONSET['s2']:g} "
         f"for S2: no such gap at or below the onset, and one at some probability above it"
     )
+    lo, hi = 1 - DUP_GAP, 1 + DUP_GAP
+    rule = (
+        f"per flow, paired ratio Syndrome/Snoop: 95% CI inside [{lo:g}, {hi:g}] at every "
+        "probability up to the onset, and outside it at some probability above"
+    )
     src = f"{SOURCE}, Fig. 12"
-    r = vs(pts, x_axis, "syndrome", "snoop").dropna(subset=["ratio"])
-    if r.empty:
-        return Claim(src, text, NA, "needs both Snoop and Syndrome runs")
-    problems, notes = [], []
-    assessed = 0
+    r = vs(runs, x_axis, "syndrome", "snoop").dropna(subset=["ratio"])
+    parts, per_flow = [], []
     for flow in FLOWS:
         d = r[r["flow"] == flow]
         if d.empty:
             continue
-        onset = DUP_ONSET[flow]
-        gap = (d["ratio"] - 1).abs()
-        below = d[d[x_axis] <= onset * (1 + 1e-9)]
-        above = d[d[x_axis] > onset * (1 + 1e-9)]
-        early = below[gap.loc[below.index] > DUP_GAP]
-        notes.append(
-            f"{flow}: Syndrome/Snoop "
-            + ", ".join(f"{x:g}: {v:.2f}" for x, v in zip(d[x_axis], d["ratio"], strict=True))
-        )
-        if len(early):
-            problems.append(f"{flow} already > {DUP_GAP:.0%} at {fmt_values(early[x_axis])}")
-        if above.empty:
-            problems.append(f"{flow}: no duplication probability above {onset:g} swept")
-        elif not (gap.loc[above.index] > DUP_GAP).any():
-            problems.append(f"{flow}: no gap > {DUP_GAP:.0%} above {onset:g}")
-        assessed += 1
-    if not assessed:
-        return Claim(src, text, NA, "no S1/S2 points")
-    detail = "; ".join(notes) + (". " + "; ".join(problems) + "." if problems else ".")
-    return Claim(src, text, FAILS if problems else HOLDS, detail)
+        onset = DUP_ONSET[flow] * (1 + 1e-9)
+        early = _ratio_parts(d[d[x_axis] <= onset], x_axis, _band)
+        late = _ratio_parts(d[d[x_axis] > onset], x_axis, lambda iv: outside(iv, lo, hi))
+        parts += early + late
+        per_flow.append(all_of([all_of(p.outcome for p in early), any_of(p.outcome for p in late)]))
+        if not late:
+            per_flow[-1] = FAILS  # nothing swept above the onset: no gap can appear
+    outcome = all_of(per_flow)
+    return make_claim(
+        src,
+        text,
+        "duplication_onset",
+        rule,
+        parts,
+        combine=lambda _: outcome,
+        cause=ONSET_CAUSE,
+        empty="needs both Snoop and Syndrome runs",
+    )
 
 
-def claim_dup_worst(pts: pd.DataFrame, x_axis: str) -> Claim:
+def claim_dup_worst(runs: pd.DataFrame, x_axis: str) -> Claim:
     text = (
         f"in the worst case Syndrome is at most ~{WORST_AGGRESSION - 1:.0%} more aggressive "
         f"than Snoop: largest goodput ratio Syndrome/Snoop <= {WORST_AGGRESSION:g} (the paper's "
         f"worst case: S2 at duplication 0.1)"
     )
+    rule = f"paired ratio Syndrome/Snoop: 95% CI below {WORST_AGGRESSION:g} at every point"
     src = f"{SOURCE}, Fig. 12"
-    r = vs(pts, x_axis, "syndrome", "snoop").dropna(subset=["ratio"])
-    if r.empty:
-        return Claim(src, text, NA, "needs both Snoop and Syndrome runs")
-    top = r.loc[r["ratio"].idxmax()]
-    ci = float(top["ratio_ci95"])
-    detail = (
-        f"largest {float(top['ratio']):.3f}"
-        + (f" ± {ci:.3f}" if np.isfinite(ci) else "")
-        + f" ({top['flow']} at {x_axis}={float(top[x_axis]):g}); smallest "
-        f"{r['ratio'].min():.3f}"
+    r = vs(runs, x_axis, "syndrome", "snoop").dropna(subset=["ratio"])
+    parts = _ratio_parts(r, x_axis, lambda iv: below(iv, WORST_AGGRESSION))
+    return make_claim(
+        src, text, "worst_case", rule, parts, empty="needs both Snoop and Syndrome runs"
     )
-    ok = float(top["ratio"]) <= WORST_AGGRESSION
-    return Claim(src, text, HOLDS if ok else FAILS, detail)
 
 
-def claims(pts: pd.DataFrame, spec: FigSpec) -> list[Claim]:
-    """Verdicts computed from the numbers, never written by hand."""
+def claims(runs: pd.DataFrame, spec: FigSpec) -> list[Claim]:
+    """Verdicts decided from 95% confidence intervals (:mod:`tcpair.verdict`)."""
     x = spec.x_axis
     make = {
-        "rtt_bias": lambda: claim_rtt_bias(pts, x),
-        "close": lambda: claim_close(pts, x, spec.figure),
-        "gain": lambda: claim_gain(pts, x),
-        "dup_onset": lambda: claim_dup_onset(pts, x),
-        "dup_worst": lambda: claim_dup_worst(pts, x),
+        "rtt_bias": lambda: claim_rtt_bias(runs, x),
+        "close": lambda: claim_close(runs, x, spec.figure),
+        "gain": lambda: claim_gain(runs, x),
+        "dup_onset": lambda: claim_dup_onset(runs, x),
+        "dup_worst": lambda: claim_dup_worst(runs, x),
     }
     return [make[c]() for c in spec.claims]
 
@@ -309,7 +331,7 @@ def plot_goodput(pts: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
     )
 
 
-def plot_ratios(pts: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
+def plot_ratios(runs: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
     """Goodput relative to Snoop per scheme and flow, with the ±10% band."""
     from matplotlib.figure import Figure as MplFigure
 
@@ -317,7 +339,7 @@ def plot_ratios(pts: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
     ax = fig.add_subplot()
     x = spec.x_axis
     for scheme in ("reno", "syndrome"):
-        r = vs(pts, x, scheme, "snoop").dropna(subset=["ratio"])
+        r = vs(runs, x, scheme, "snoop").dropna(subset=["ratio"])
         for flow in FLOWS:
             d = r[r["flow"] == flow]
             if d.empty:
@@ -345,7 +367,7 @@ def plot_ratios(pts: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
     return Figure(
         png,
         "Ratio of mean goodputs to SNOOP's at the same point and flow; bars are 95% "
-        "confidence intervals of the ratio (delta method); the grey band is ±10%.",
+        "confidence intervals of the ratio, paired by seed; the grey band is ±10%.",
         svg=svg,
     )
 
@@ -375,17 +397,18 @@ def analyse(ctx: Context) -> Analysis:
     if x == "p" and len(shown):
         shown.insert(2, "1/sqrt(p)", 1 / np.sqrt(shown["p"].astype(float)))
     rel = pd.concat(
-        [vs(pts, x, s, "snoop").assign(scheme=s) for s in ("syndrome", "reno")],
+        [vs(runs, x, s, "snoop").assign(scheme=s) for s in ("syndrome", "reno")],
         ignore_index=True,
     )
-    rel = rel[["scheme", x, "flow", "ratio", "ratio_ci95"]].rename(
-        columns={"ratio": "/ SNOOP", "ratio_ci95": "±95% CI"}
+    rel = rel[["scheme", x, "flow", "ratio", "ratio_low", "ratio_high", "seeds"]].rename(
+        columns={"ratio": "/ SNOOP", "ratio_low": "CI low", "ratio_high": "CI high"}
     )
     present = set(pts["scheme"]) if "scheme" in pts.columns else set()
     expected = {a.name: a.labels for a in ctx.spec.axes}.get("scheme", SCHEMES)
     missing = [s for s in expected if s not in present]
     intro = (
-        "Paper 000 Section 6: S1 -> MH (near, 3 hops) and S2 -> MH (far, 5 hops) through the "
+        "Chen et al. 2002 (Syndrome), Section 6: S1 -> MH (near, 3 hops) and "
+        "S2 -> MH (far, 5 hops) through the "
         "base station HA; every link 2 Mb/s 5 ms with 100-packet buffers, 1000-byte packets, "
         "window 20. Loss on HA -> MH and, at 1/50 of it, on S1 -> n8 (Fig. 9 is missing from "
         "the paper: the topology is our reconstruction, see scenarios/syndrome_paper.toml). "
@@ -394,8 +417,8 @@ def analyse(ctx: Context) -> Analysis:
     if missing:
         intro += f" No successful runs for: {', '.join(missing)}."
     return Analysis(
-        figures=[plot_goodput(pts, spec, ctx.out), plot_ratios(pts, spec, ctx.out)],
-        claims=claims(pts, spec),
+        figures=[plot_goodput(pts, spec, ctx.out), plot_ratios(runs, spec, ctx.out)],
+        claims=claims(runs, spec),
         tables=[("Goodput per point and flow", shown), ("Relative to SNOOP", rel)],
         files=[(f"{stem}_points.csv", "per-point statistics (CSV)")],
         intro=intro,
