@@ -311,7 +311,7 @@ def test_figspec_by_axes() -> None:
     assert syndrome.figspec("syndrome_fig10", ["scheme", "p"]).claims[-1] == "gain"
 
 
-# --- paper 001 (CLRP), Figs. 5-13 --------------------------------------------------
+# --- Sun et al. 2005 (CLRP), Figs. 5-13 --------------------------------------------------
 
 CLRP_FIGS = tuple(f"clrp_fig{n}" for n in range(5, 14))
 CLRP_PS = (0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1)

@@ -34,7 +34,7 @@ def targets() -> dict[str, SweepSpec]:
 
 
 def canonical_name(name: str, known: dict[str, SweepSpec]) -> str:
-    """A target's name as its file stem: ``snoop-fig3`` (the SPEC's spelling) is
+    """A target's name as its file stem: ``snoop-fig3`` (the spelling the docs use) is
     ``snoop_fig3`` (the sweep file ``sweeps/snoop_fig3.toml``)."""
     if name in known:
         return name

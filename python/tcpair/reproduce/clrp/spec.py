@@ -12,7 +12,7 @@ SCHEMES: tuple[str, ...] = ("reno", "snoop", "clrp")
 SOURCE = "Sun et al. 2005 (CLRP)"
 DELAY = "e2e_delay_mean_s"  # first transmission -> first arrival at the receiver
 APP_DELAY = "app_delay_mean_s"  # first transmission -> in-order delivery to the application
-# Paper 001 does not define its "end-to-end delay"; both readings are measured and judged.
+# Sun et al. 2005 do not define their "end-to-end delay"; both readings are measured and judged.
 DELAY_WHAT = {
     DELAY: "first transmission to first arrival at the receiver",
     APP_DELAY: "first transmission to in-order delivery to the receiving application",
@@ -30,7 +30,7 @@ CLRP_CWND = 16.0  # Fig. 9: "usually increases the congestion window size to 16"
 # (the paper's 100 s trace; one every 20 s on average).
 FREQUENT_TIMEOUTS = 5
 MOST = 0.5  # "usually", "always" in one plotted run: in more than half of our seeds (most_of)
-# The flows' window (paper 001: 30 segments). cwnd can grow past it (Reno's fast-recovery
+# The flows' window (Sun et al. 2005: 30 segments). cwnd can grow past it (Reno's fast-recovery
 # inflation, TCP-MH's inflation by listed DUPACKs) without letting more packets out, so
 # "sends under a bigger window" compares time averages of min(cwnd, window); the flow's
 # own window is read from the scenario when it gives one.
