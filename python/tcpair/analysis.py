@@ -19,6 +19,7 @@ import pandas as pd
 
 from tcpair._errors import ScenarioError
 from tcpair.metrics import label
+from tcpair.page import Claim, Figure
 from tcpair.plotting import (
     choose_layout,
     fields_of,
@@ -26,7 +27,6 @@ from tcpair.plotting import (
     points_figure,
     series_figure,
 )
-from tcpair.report import Claim, Figure
 from tcpair.runner import SweepResult
 
 

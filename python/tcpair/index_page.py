@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tcpair.report import QUICK_BANNER, _e, _footer, _head
+from tcpair.page import QUICK_BANNER, _e, _footer, _head
 from tcpair.verdict import FAILS, HOLDS, INCONCLUSIVE, NA, OUTCOMES
 
 MIXED_BANNER = (

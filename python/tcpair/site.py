@@ -3,7 +3,7 @@
 ``build_report(DIR)`` writes ``DIR/report/`` for one sweep store: the target's
 plots (PNG and SVG), its tables, the paper's claim beside verdicts computed
 from the numbers, the scenario used and the failed runs. ``verdicts.json``
-holds one record per claim (:meth:`tcpair.report.Claim.record`: target,
+holds one record per claim (:meth:`tcpair.page.Claim.record`: target,
 claim_id, source, claim, rule, numbers, outcome, provisional, seeds, detail,
 cause). ``build_site(ROOT)``
 does that for every store under ROOT and writes ``ROOT/index.html``. The
@@ -23,8 +23,8 @@ from tcpair._errors import ScenarioError
 from tcpair.analysis import Analysis, Context, analysis_module, generic
 from tcpair.api import write_atomically
 from tcpair.index_page import IndexEntry, write_index
+from tcpair.page import NA, Claim, Page, write_page
 from tcpair.paths import sweep_dirs
-from tcpair.report import NA, Claim, Page, write_page
 from tcpair.runner import OK, SweepResult, open_sweep
 from tcpair.store import SWEEP
 from tcpair.tomlout import dumps as toml_dumps

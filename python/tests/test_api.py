@@ -68,3 +68,15 @@ def test_worker_returns_errors_as_data(fake_core) -> None:
     bad = run_task(to_json(tcpair.apply_overrides(sc, ["run.duration=0"])))
     assert bad["status"] == "failed" and bad["error_kind"] == "scenario"
     assert "run.duration" in bad["error"]
+
+
+def test_api_functions_are_not_shadowed_by_submodules() -> None:
+    # Importing every submodule must leave the API's functions in place: a module
+    # named like a function (tcpair/report.py once) replaces it on import.
+    import importlib
+    import pkgutil
+
+    for mod in pkgutil.walk_packages(tcpair.__path__, "tcpair."):
+        importlib.import_module(mod.name)
+    for name in ("run", "validate", "sweep", "report", "plot", "load", "load_results"):
+        assert callable(getattr(tcpair, name)), name

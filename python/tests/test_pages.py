@@ -13,8 +13,8 @@ import pytest
 
 import tcpair
 from tcpair.index_page import MIXED_BANNER, parse_verdicts
+from tcpair.page import FAILS, HOLDS, INCONCLUSIVE, NA, QUICK_BANNER, Claim, Page, render
 from tcpair.paths import shipped_sweeps
-from tcpair.report import FAILS, HOLDS, INCONCLUSIVE, NA, QUICK_BANNER, Claim, Page, render
 from tcpair.site import build_index, build_report, display_path
 from tcpair.sweepdef import load_sweep
 from tcpair.tomlout import dumps

@@ -10,7 +10,7 @@ import pytest
 
 from tcpair.analysis import Context
 from tcpair.models import pftk_kbps
-from tcpair.report import FAILS, HOLDS, Page, render
+from tcpair.page import FAILS, HOLDS, Page, render
 from tcpair.reproduce import baseline
 from tcpair.runner import SweepResult
 from tcpair.site import build_index

@@ -17,8 +17,8 @@ import pytest
 
 from tcpair._errors import ScenarioError
 from tcpair.analysis import Context
+from tcpair.page import FAILS, HOLDS, NA, Claim
 from tcpair.paths import shipped_sweeps
-from tcpair.report import FAILS, HOLDS, NA, Claim
 from tcpair.reproduce import clrp, resolve_targets, snoop_fig3, syndrome, targets
 from tcpair.reproduce._common import with_goodput
 from tcpair.runner import SweepResult, run_sweep

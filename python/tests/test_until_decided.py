@@ -15,7 +15,7 @@ CLRP = REPO / "scenarios" / "clrp_one_link.toml"
 # A target analysis whose one claim is inconclusive until every point has NEED seeds.
 ANALYSIS = """
 from tcpair.analysis import Analysis
-from tcpair.report import Claim
+from tcpair.page import Claim
 from tcpair.verdict import HOLDS, INCONCLUSIVE
 
 NEED = {need}

@@ -1,4 +1,4 @@
-"""Building a :class:`~tcpair.report.Claim` from intervals judged by the rule of
+"""Building a :class:`~tcpair.page.Claim` from intervals judged by the rule of
 :mod:`tcpair.verdict`.
 
 A claim is decided on *parts*: one interval per grid point (and per pair of
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from tcpair.report import Claim
+from tcpair.page import Claim
 from tcpair.verdict import FAILS, HOLDS, INCONCLUSIVE, NA, Interval, all_of
 
 Combine = Callable[[Iterable[str]], str]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from tcpair.analysis import Analysis, Context
 from tcpair.models import mathis, pftk_kbps
-from tcpair.report import Claim, Figure
+from tcpair.page import Claim, Figure
 from tcpair.reproduce._claims import interval_of, judge, make_claim
 from tcpair.reproduce._common import paired_ratios
 from tcpair.stats import aggregate

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from tcpair.analysis import Analysis, Context
-from tcpair.report import FAILS, HOLDS, Claim, Figure
+from tcpair.page import FAILS, HOLDS, Claim, Figure
 from tcpair.reproduce._claims import Part, interval_of, judge, make_claim, not_assessed
 from tcpair.reproduce._common import (
     GOODPUT,

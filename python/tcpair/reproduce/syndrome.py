@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tcpair.analysis import Analysis, Context
-from tcpair.report import FAILS, HOLDS, NA, Claim, Figure
+from tcpair.page import FAILS, HOLDS, NA, Claim, Figure
 from tcpair.reproduce._claims import Part, interval_of, judge, make_claim
 from tcpair.reproduce._common import (
     GOODPUT,

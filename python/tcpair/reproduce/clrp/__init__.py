@@ -45,7 +45,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from tcpair.analysis import Analysis, Context
-from tcpair.report import Claim
+from tcpair.page import Claim
 from tcpair.reproduce._common import GOODPUT, runs_with_goodput
 from tcpair.reproduce.clrp.claims import (
     claim_below_reference,

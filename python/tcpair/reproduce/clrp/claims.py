@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from tcpair.analysis import Context
-from tcpair.report import Claim
+from tcpair.page import Claim
 from tcpair.reproduce._claims import Part, interval_of, judge, make_claim, not_assessed
 from tcpair.reproduce._common import GOODPUT, paired_ratios, scheme_points, with_goodput
 from tcpair.reproduce.clrp.spec import (

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tcpair.report import Claim, Figure
+from tcpair.page import Claim, Figure
 from tcpair.reproduce._claims import Part, judge, make_claim, not_assessed
 from tcpair.reproduce._common import GOODPUT, save
 from tcpair.reproduce.clrp.spec import (

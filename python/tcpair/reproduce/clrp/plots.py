@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tcpair.report import Figure
+from tcpair.page import Figure
 from tcpair.reproduce._common import save
 from tcpair.reproduce.clrp.claims import vs
 from tcpair.reproduce.clrp.spec import (
