@@ -113,8 +113,12 @@ def _print_result(summary: dict[str, Any], flows: list[dict[str, Any]]) -> None:
         ("delay_mean_s", "delay s"),
         ("mean_rtt_s", "RTT s"),
     ]
+    if any(f.get("detector", "none") != "none" for f in flows):
+        # Park et al. 2010, §3: the detector's accuracy against the ground truth.
+        cols += [("detector", "detector"), ("acc_w", "A_w"), ("acc_c", "A_c"), ("acc_t", "A_t")]
     for _, label in cols:
-        table.add_column(label, justify="left" if label in ("flow", "variant") else "right")
+        left = label in ("flow", "variant", "detector")
+        table.add_column(label, justify="left" if left else "right")
     for f in flows:
         table.add_row(*(_fmt(f.get(k)) for k, _ in cols))
     con = _stdout()
