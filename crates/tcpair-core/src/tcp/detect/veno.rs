@@ -20,7 +20,7 @@ use serde::Deserialize;
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "veno",
-    summary: "wireless when Veno's backlog N = cwnd (RTT - BaseRTT) / RTT < beta",
+    summary: "wireless when Veno's backlog N = FlightSize (RTT - BaseRTT) / RTT < beta",
     source: "Fu and Liew 2003, §II.A-B; Park et al. 2010, §2",
     build,
 };
