@@ -1,4 +1,4 @@
-//! The loss-differentiation detectors end to end, on paper 001's one-link
+//! The loss-differentiation detectors end to end, on Sun et al. 2005's one-link
 //! path made lossy both ways: a 10-packet queue at the 2 Mb/s wireless hop
 //! that a window of 40 overflows (congestion) and 1% uniform loss on it
 //! (wireless). Every detector runs; the accuracy columns agree with the
@@ -159,4 +159,50 @@ fn pr_and_pr_star_are_variants() {
         let tuned = run(&mixed(variant, json!({"name": "pr", "min_small_rtts": 3})));
         assert_eq!(tuned.flows[0].detector, "pr");
     }
+}
+
+#[test]
+fn mixed_and_spurious_fast_retransmits_are_counted_apart() {
+    // Heavier loss and a shorter queue: some segments are lost to both.
+    let mut v = mixed("newreno", json!("oracle"));
+    v["links"][1]["forward"]["loss"]["p"] = json!(0.05);
+    v["links"][1]["queue"] = json!(5);
+    v["run"]["duration"] = json!(120.0);
+    let r = run(&v);
+    let out = r.to_json();
+    let a = r.flows[0].accuracy;
+    assert!(a.frs_mixed > 0 && a.frs_spurious > 0, "{a:?}");
+    // Every mixed fast retransmit follows drops of its segment of both kinds.
+    let rec = &out["recoveries"];
+    let drops = &out["drops"];
+    let causes_before = |seq: &Value, t: f64| {
+        let (s, k, c) = (
+            column(drops, "seq"),
+            column(drops, "kind"),
+            column(drops, "cause"),
+        );
+        let tt = column(drops, "time_s");
+        (0..s.len())
+            .filter(|&i| &s[i] == seq && k[i] == "data" && tt[i].as_f64().unwrap() <= t)
+            .map(|i| c[i].as_str().unwrap().to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let cat = column(rec, "true_category");
+    let mut seen = 0;
+    for i in (0..cat.len())
+        .filter(|&i| cat[i] == "mixed" && column(rec, "event")[i] == "fast_retransmit")
+    {
+        let c = causes_before(
+            &column(rec, "seq")[i],
+            column(rec, "time_s")[i].as_f64().unwrap(),
+        );
+        assert!(
+            c.contains("queue") && c.contains("corruption"),
+            "row {i}: {c:?}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, a.frs_mixed);
+    // The oracle's shares leave both categories out: still exact.
+    assert_eq!((a.acc_w, a.acc_c), (Some(1.0), Some(1.0)));
 }

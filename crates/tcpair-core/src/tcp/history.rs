@@ -56,6 +56,8 @@ pub struct History {
     last_round_jit: Option<f64>,
     /// Echo of the first duplicate ACK since the latest ACK of new data.
     dup_echo: Option<Time>,
+    /// Echo of the latest ACK.
+    last_echo: Time,
     win_samples: u64,
     win_sum: f64,
     win_max: f64,
@@ -72,6 +74,7 @@ impl History {
             self.ack_gap_sum += u128::from(gap);
         }
         self.jitter(rcv_at, echo);
+        self.last_echo = echo;
         self.last_ack_at = Some(now);
         self.last_rcv_at = rcv_at;
         self.acks += 1;
@@ -234,6 +237,12 @@ impl History {
         self.last_round_jit
             .or_else(|| (self.round_ds_sum > 0.0).then(|| self.round_jit_sum / self.round_ds_sum))
     }
+    /// The latest ACK's one-way trip time, its receiver's timestamp minus
+    /// the echoed send time (relative: a clock offset would shift every
+    /// value alike).
+    pub fn one_way(&self) -> Time {
+        self.last_rcv_at.saturating_sub(self.last_echo)
+    }
     /// The echoed send time of the first duplicate ACK since the latest
     /// ACK of new data (None if none came).
     pub fn first_dup_echo(&self) -> Option<Time> {
@@ -303,6 +312,7 @@ mod tests {
         assert_eq!(h.ack_gap(), Some(10));
         assert_eq!(h.mean_ack_gap(), Some(15.0));
         assert_eq!(h.last_rcv_at(), 35);
+        assert_eq!(h.one_way(), 35);
         for w in [2.0, 4.0, 6.0] {
             h.on_window(w);
         }

@@ -73,6 +73,7 @@ fn veno_gives_both_verdicts() {
 #[test]
 fn spike_gives_both_verdicts() {
     gives_both(json!("spike"), &["1", "0"]);
+    gives_both(json!({"name": "spike", "delay": "one_way"}), &["1", "0"]);
 }
 
 #[test]

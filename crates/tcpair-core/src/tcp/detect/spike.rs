@@ -6,9 +6,12 @@
 //! the spike state is congestion, any other wireless.
 //!
 //! `alpha` = 1/2 and `beta` = 1/3 (Cen et al.). The thresholds are taken
-//! with RTT_min and RTT_max after the sample. Cen et al. work on the
-//! relative one-way trip time; TCPW-BR and Park et al. on the sender's RTT,
-//! which is what this uses (the one-way form is not built). Our readings:
+//! with the minimum and maximum after the sample. Cen et al. work on the
+//! relative one-way trip time (ROTT); TCPW-BR and Park et al. on the
+//! sender's RTT, the default here (`delay = "rtt"`); `delay = "one_way"`
+//! uses the ROTT of each ACK that gives an RTT sample, the receiver's
+//! timestamp minus the echoed send time, with its own minimum and maximum.
+//! Our readings:
 //! a sample equal to B_start does not enter the state, one equal to B_end
 //! does not leave it; before any sample the state is "not in a spike"
 //! (so an early loss is wireless, as the rule states).
@@ -19,6 +22,17 @@ use crate::error::{from_value, ConfigError};
 use crate::registry::Entry;
 use crate::tcp::History;
 use serde::Deserialize;
+
+/// The delay the spike state follows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Delay {
+    /// The sender's RTT sample (TCPW-BR, Park et al. 2010).
+    #[default]
+    Rtt,
+    /// The relative one-way trip time (Cen, Cosman and Voelker 2003).
+    OneWay,
+}
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "spike",
@@ -42,6 +56,8 @@ struct Params {
     alpha: f64,
     #[serde(default = "third")]
     beta: f64,
+    #[serde(default)]
+    delay: Delay,
 }
 
 fn build(v: &serde_json::Value) -> Result<Box<dyn Detector>, ConfigError> {
@@ -51,6 +67,8 @@ fn build(v: &serde_json::Value) -> Result<Box<dyn Detector>, ConfigError> {
     Ok(Box::new(Spike {
         alpha,
         beta,
+        delay: p.delay,
+        rott: None,
         spike: false,
     }))
 }
@@ -59,8 +77,26 @@ fn build(v: &serde_json::Value) -> Result<Box<dyn Detector>, ConfigError> {
 pub struct Spike {
     alpha: f64,
     beta: f64,
+    delay: Delay,
+    /// Smallest and largest ROTT seen (`delay = "one_way"`).
+    rott: Option<(Time, Time)>,
     /// In the spike state.
     spike: bool,
+}
+
+impl Spike {
+    /// The delay of this sample with the minimum and maximum so far.
+    fn delay(&mut self, rtt: Time, h: &History) -> Option<(Time, Time, Time)> {
+        match self.delay {
+            Delay::Rtt => Some((rtt, h.min_rtt()?, h.max_rtt()?)),
+            Delay::OneWay => {
+                let d = h.one_way();
+                let (lo, hi) = self.rott.map_or((d, d), |(lo, hi)| (lo.min(d), hi.max(d)));
+                self.rott = Some((lo, hi));
+                Some((d, lo, hi))
+            }
+        }
+    }
 }
 
 impl Detector for Spike {
@@ -78,11 +114,11 @@ impl Detector for Spike {
         true
     }
     fn on_sample(&mut self, rtt: Time, h: &History) {
-        let (Some(min), Some(max)) = (h.min_rtt(), h.max_rtt()) else {
+        let Some((d, min, max)) = self.delay(rtt, h) else {
             return;
         };
         let at = |f: f64| min as f64 + f * (max - min) as f64;
-        let r = rtt as f64;
+        let r = d as f64;
         // Cen, Cosman and Voelker 2003, §III.B: B_spikestart and B_spikeend.
         self.spike = if self.spike {
             r >= at(self.beta)
@@ -134,7 +170,26 @@ mod tests {
     }
 
     #[test]
+    fn the_one_way_form_follows_the_rott() {
+        use Cause::{Congestion as C, Wireless as W};
+        // ROTTs 50, 250, 100, 99, 150, 151 ms with a constant RTT of 100
+        // ms: min 50, max 250, B_start 150, B_end 100 (alpha 1/2, beta 1/4).
+        let mut d = build(&ENTRY, json!({"beta": 0.25, "delay": "one_way"}));
+        let mut h = History::default();
+        let mut got = Vec::new();
+        for (i, owd) in [50, 250, 100, 99, 150, 151].into_iter().enumerate() {
+            let (i, t) = (i as u32, i as Time * 1000 * MS);
+            h.on_ack_arrival(t + 100 * MS, t + owd * MS, t);
+            h.on_new_data(t + 100 * MS, i + 1, 1, 1000, Some(100 * MS));
+            d.on_sample(100 * MS, &h);
+            got.push(verdict(d.as_mut(), &h));
+        }
+        assert_eq!(got, [W, C, C, W, W, C]);
+    }
+
+    #[test]
     fn parameters_are_checked() {
+        assert!(error(&ENTRY, json!({"delay": "owd"})).starts_with("delay"));
         assert!(error(&ENTRY, json!({"alpha": 1.5})).starts_with("alpha"));
         assert!(error(&ENTRY, json!({"alpha": 0.3, "beta": 0.4})).starts_with("beta"));
         assert!(error(&ENTRY, json!({"beta": false})).starts_with("beta"));
