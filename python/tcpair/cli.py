@@ -100,21 +100,16 @@ def run_cmd(
 
 
 def _print_result(result: Any) -> None:
-    from tcpair.runview import detector_accuracy, flow_columns
+    from tcpair.runview import flow_columns
 
     summary, flows = result.summary, result.raw.get("flows", [])
     cols = flow_columns(result.scenario, flows)
-    accuracy = (
-        detector_accuracy(result.recoveries)
-        if ("detector_accuracy", "detector accuracy") in cols
-        else {}
-    )
     table = Table(title="flows")
     for _, label in cols:
-        table.add_column(label, justify="left" if label in ("flow", "variant") else "right")
+        left = label in ("flow", "variant", "detector")
+        table.add_column(label, justify="left" if left else "right")
     for f in flows:
-        row = {**f, "detector_accuracy": accuracy.get(str(f.get("name")))}
-        table.add_row(*(_fmt(row.get(k)) for k, _ in cols))
+        table.add_row(*(_fmt(f.get(k)) for k, _ in cols))
     con = _stdout()
     con.print(table)
     pk = summary.get("packets", {})

@@ -142,6 +142,24 @@ BAD = [
         ["flows.tcp1.tcp.congestion.beta", "-1"],
     ),
     (
+        "detector parameter out of range",
+        None,
+        ['flows.tcp1.tcp.detector={name="pr", min_small_rtts=0}'],
+        ["flows[0].tcp.detector.min_small_rtts", "0"],
+    ),
+    (
+        "detector parameter of the wrong type",
+        None,
+        ['flows.tcp1.tcp.detector={name="lda_eq", threshold="half"}'],
+        ["flows[0].tcp.detector.threshold", "half"],
+    ),
+    (
+        "unknown detector parameter",
+        None,
+        ['flows.tcp1.tcp.detector={name="spike", gamma=0.1}'],
+        ["flows[0].tcp.detector", "gamma"],
+    ),
+    (
         "ELN alias against another detector",
         None,
         ["flows.tcp1.tcp.eln=true", "flows.tcp1.tcp.detector=oracle"],
@@ -318,6 +336,50 @@ def test_bs_schemes_from_cli_and_api(cli, tmp_path: Path, scheme: str) -> None:
         assert flow["bs_retransmits"] > 0 and state["pkts_peak"].max() > 0
     else:
         assert flow["eln_retransmits"] > 0 and state["pkts_peak"].max() == 0
+
+
+ACCURACY = (
+    "frs_wireless_true",
+    "frs_wireless_said_wireless",
+    "frs_congestion_true",
+    "frs_congestion_said_congestion",
+    "frs_spurious",
+    "frs_mixed",
+    "acc_w",
+    "acc_c",
+    "acc_t",
+)
+
+
+def test_detector_accuracy_in_flows_and_table(cli) -> None:
+    """A run with a detector: the accuracy columns in r.flows, counted from the
+    recoveries table's true_category and verdict; the CLI table shows them."""
+    sets = [
+        "links.wireless.forward.loss.p=0.01",
+        "links.wireless.queue=10",
+        "flows.tcp1.window=40",
+        SHORT,
+        'flows.tcp1.tcp.detector={name="lda_eq", threshold=0.5}',
+    ]
+    res = tcpair.run(CLRP, overrides=sets)
+    flow = res.flows.iloc[0]
+    for col in ACCURACY:
+        assert col in res.flows.columns, col
+    rec = res.recoveries
+    frs = rec[rec["event"] == "fast_retransmit"]
+    wireless = frs[frs["true_category"] == "wireless"]
+    congestion = frs[frs["true_category"] == "congestion"]
+    assert flow["frs_wireless_true"] == len(wireless) > 0
+    assert flow["frs_congestion_true"] == len(congestion) > 0
+    said_w = int((wireless["verdict"] == "wireless").sum())
+    assert flow["frs_wireless_said_wireless"] == said_w
+    assert flow["acc_w"] == pytest.approx(said_w / len(wireless))
+    assert flow["acc_t"] == pytest.approx((flow["acc_w"] + flow["acc_c"]) / 2)
+    assert res.summary["acc_t"] == pytest.approx(flow["acc_t"])
+    args = [a for o in sets for a in ("--set", o)]
+    code, stdout, err = cli("run", CLRP, *args)
+    assert code == 0, err
+    assert "A_w" in stdout and "A_t" in stdout
 
 
 def test_sender_parts_from_cli_and_api(cli, tmp_path: Path) -> None:

@@ -285,3 +285,86 @@ fn clrp_end_points_need_a_clrp_bs_and_valid_parameters() {
         "rxmit_treshold",
     );
 }
+
+fn detector(d: Value) -> impl FnOnce(&mut Value) {
+    move |v| v["flows"][0]["tcp"] = json!({ "detector": d })
+}
+
+#[test]
+fn unknown_detector() {
+    expect(
+        detector(json!("lda_xx")),
+        "flows[0].tcp.detector",
+        "unknown detector \"lda_xx\" (known: none, eln, oracle, always_wireless, pr, ncpld, veno, spike, jtcp, relds, lda_eq)",
+    );
+}
+
+#[test]
+fn detector_parameter_out_of_range() {
+    let cases = [
+        (
+            json!({"name": "pr", "min_small_rtts": 0}),
+            "min_small_rtts",
+            "0",
+        ),
+        (json!({"name": "ncpld", "fraction": 1.5}), "fraction", "1.5"),
+        (json!({"name": "veno", "beta": -3}), "beta", "-3"),
+        (json!({"name": "spike", "alpha": 0.2}), "beta", "0.333"),
+        (json!({"name": "jtcp", "rtts": -1}), "rtts", "-1"),
+        (json!({"name": "relds", "k": 20}), "k", "20"),
+        (json!({"name": "lda_eq", "threshold": 2}), "threshold", "2"),
+    ];
+    for (d, field, value) in cases {
+        expect(
+            detector(d),
+            &format!("flows[0].tcp.detector.{field}"),
+            value,
+        );
+    }
+}
+
+#[test]
+fn detector_parameter_of_the_wrong_type() {
+    expect(
+        detector(json!({"name": "pr", "min_small_rtts": "six"})),
+        "flows[0].tcp.detector.min_small_rtts",
+        "six",
+    );
+    expect(
+        detector(json!({"name": "pr", "literal": "yes"})),
+        "flows[0].tcp.detector.literal",
+        "yes",
+    );
+    expect(
+        detector(json!({"name": "lda_eq", "threshold": [0.5]})),
+        "flows[0].tcp.detector.threshold",
+        "sequence",
+    );
+}
+
+#[test]
+fn unknown_detector_parameter() {
+    expect(
+        detector(json!({"name": "spike", "gamma": 0.1})),
+        "flows[0].tcp.detector",
+        "gamma",
+    );
+    // A parameterless detector takes none.
+    expect(
+        detector(json!({"name": "oracle", "fraction": 0.5})),
+        "flows[0].tcp.detector",
+        "fraction",
+    );
+}
+
+#[test]
+fn a_pr_variant_keeps_its_detector() {
+    expect(
+        |v| {
+            v["flows"][0]["variant"] = json!("pr_star");
+            v["flows"][0]["tcp"] = json!({"detector": "veno"});
+        },
+        "flows[0].tcp.detector",
+        "variant \"pr_star\" already selects the detector \"pr\"",
+    );
+}

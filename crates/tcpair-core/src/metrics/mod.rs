@@ -6,7 +6,7 @@ mod histogram;
 mod records;
 
 pub use histogram::Histogram;
-pub use records::{DropCauseKind, DropRecord, RecoveryKind, RecoveryRecord, Sample};
+pub use records::{DropCauseKind, DropRecord, RecoveryKind, RecoveryRecord, Sample, Truth};
 
 /// Jain's fairness index (Jain, Chiu, Hawe 1984): (sum x)^2 / (n sum x^2).
 /// 1 when all equal; 1/n when one flow takes everything. `None` for no flows

@@ -88,6 +88,32 @@ pub struct RecoveryRecord {
     pub before: Option<Window>,
     pub after: Option<Window>,
     pub true_cause: Option<(DropCauseKind, LinkKind)>,
+    /// The segment's drops since its last delivery include both a
+    /// congestion and a wireless one.
+    pub true_mixed: bool,
+}
+
+/// The ground truth of a fast retransmit, as the accuracy figures count it
+/// (Park et al. 2010, §3, with two categories of our own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truth {
+    /// Every drop of the segment since its last delivery had this cause.
+    Lost(Cause),
+    /// The segment was not lost (reordering, a lost ACK, a retransmission
+    /// still in flight).
+    Spurious,
+    /// Its drops since its last delivery had both causes.
+    Mixed,
+}
+
+impl Truth {
+    pub fn name(self) -> &'static str {
+        match self {
+            Truth::Lost(c) => c.name(),
+            Truth::Spurious => "spurious",
+            Truth::Mixed => "mixed",
+        }
+    }
 }
 
 impl RecoveryRecord {
@@ -103,6 +129,16 @@ impl RecoveryRecord {
             before: None,
             after: None,
             true_cause: None,
+            true_mixed: false,
+        }
+    }
+
+    /// The category of the loss this record repairs.
+    pub fn truth(&self) -> Truth {
+        match self.true_cause {
+            None => Truth::Spurious,
+            Some(_) if self.true_mixed => Truth::Mixed,
+            Some((c, k)) => Truth::Lost(c.loss_cause(k)),
         }
     }
 }

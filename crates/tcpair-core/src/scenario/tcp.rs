@@ -39,7 +39,7 @@ pub(super) fn config(p: &str, f: &FlowSpec, preset: Preset) -> Result<TcpConfig,
     let cfg = TcpConfig {
         recovery: preset.recovery,
         cc: congestion(&path, &f.variant, t, preset)?,
-        detector: detector(&path, t)?,
+        detector: detector(&path, &f.variant, t, preset)?,
         responder: match &t.responder {
             None => d.responder.clone(),
             Some(v) => build_part(
@@ -113,15 +113,34 @@ fn congestion(
     }
 }
 
-/// The detector: `tcp.detector`, or `eln` when `tcp.eln = true` (an alias
-/// kept so that stored sweeps still resolve).
-fn detector(path: &str, t: &TcpSpec) -> Result<Box<dyn detect::Detector>, ConfigError> {
+/// The detector: `tcp.detector`, else the variant's (`pr`, `pr_star`), or
+/// `eln` when `tcp.eln = true` (an alias kept so that stored sweeps still
+/// resolve). A variant with a detector accepts only that one (with its
+/// parameters).
+fn detector(
+    path: &str,
+    variant: &str,
+    t: &TcpSpec,
+    preset: Preset,
+) -> Result<Box<dyn detect::Detector>, ConfigError> {
     let key = format!("{path}.detector");
     let d = match &t.detector {
-        None => serde_json::Value::from("none"),
+        None => serde_json::Value::from(preset.detector),
         Some(v) => v.clone(),
     };
     let det = build_part(detect::REGISTRY, &d, "detector", &key)?;
+    if preset.detector != "none" && det.name() != preset.detector {
+        return Err(err(
+            key,
+            format!(
+                "variant {variant:?} already selects the detector {:?}, got {:?}; \
+                 name a recovery variant (tahoe, reno, newreno, sack) to combine it \
+                 with another detector",
+                preset.detector,
+                det.name()
+            ),
+        ));
+    }
     match (t.eln, det.name()) {
         (Some(true), "eln") => Ok(det),
         (Some(true), "none") if t.detector.is_none() => {

@@ -6,7 +6,7 @@ use crate::metrics::{DropCauseKind, Histogram, SinkCounters};
 use crate::net::{LinkKind, Routes};
 use crate::scenario::FlowPlan;
 use crate::tcp::{Counters, SenderStats, TcpSender, TcpSink};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 pub(super) struct FlowState {
     pub plan: FlowPlan,
@@ -34,6 +34,9 @@ pub(super) struct FlowState {
     /// Ground truth: segment -> cause of its latest drop not yet followed by
     /// a delivery. Looked up when the sender retransmits.
     pub lost: HashMap<u32, (DropCauseKind, LinkKind)>,
+    /// Segments in `lost` whose drops since their last delivery include
+    /// both a congestion and a wireless one (mixed causes).
+    pub lost_mixed: HashSet<u32>,
     pub finished_at: Option<Time>,
     /// Data packets injected by BS agents (local retransmissions), and the
     /// count at the end of the warm-up.
@@ -71,6 +74,7 @@ impl FlowState {
             first_tx: VecDeque::new(),
             first_base: 0,
             lost: HashMap::new(),
+            lost_mixed: HashSet::new(),
             finished_at: None,
             bs_retx: 0,
             base_bs_retx: 0,

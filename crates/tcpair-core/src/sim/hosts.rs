@@ -60,6 +60,9 @@ impl Sim {
         f.sink_c.delivered += u64::from(self.sink_out.new_in_order);
         if !f.lost.is_empty() {
             f.lost.remove(&p.seq);
+            if !f.lost_mixed.is_empty() {
+                f.lost_mixed.remove(&p.seq);
+            }
         }
         self.after_sink(flow);
     }
@@ -163,7 +166,9 @@ impl Sim {
         let out = std::mem::take(&mut self.snd_out);
         for ev in &out.events {
             let mut r = recovery_record(ev, now, flow);
-            r.true_cause = self.flows[flow as usize].lost.get(&r.seq).copied();
+            let f = &self.flows[flow as usize];
+            r.true_cause = f.lost.get(&r.seq).copied();
+            r.true_mixed = r.true_cause.is_some() && f.lost_mixed.contains(&r.seq);
             self.recoveries.push(r);
         }
         for seg in &out.segs {

@@ -9,8 +9,9 @@
 //! Where the code lives: this file (the simulator, its events, the run
 //! loop), `net` (forwarding, links, impairments, drops), `agents` (BS-agent
 //! chains), `hosts` (senders and receivers), `measure` (warm-up, time
-//! series), `flow` (per-flow state), `result` and `tables` (the summary).
+//! series), `flow` (per-flow state), `result`, `accuracy` and `tables` (the summary).
 
+mod accuracy;
 mod agents;
 mod flow;
 mod hosts;
@@ -19,6 +20,7 @@ mod net;
 mod result;
 mod tables;
 
+pub use accuracy::Accuracy;
 pub use result::{FlowResult, PacketCounters, RunResult, Summary};
 
 use crate::bs::{BsAgent, BsOut};

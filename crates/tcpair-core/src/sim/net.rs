@@ -150,9 +150,12 @@ impl Sim {
             retx: p.retx,
         });
         if p.kind == PktKind::Data {
-            self.flows[p.flow as usize]
-                .lost
-                .insert(p.seq, (cause, link_kind));
+            let f = &mut self.flows[p.flow as usize];
+            if let Some((c, k)) = f.lost.insert(p.seq, (cause, link_kind)) {
+                if c.loss_cause(k) != cause.loss_cause(link_kind) {
+                    f.lost_mixed.insert(p.seq);
+                }
+            }
         }
         self.counters.dropped += 1;
         self.arena.free(pkt);

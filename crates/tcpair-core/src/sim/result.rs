@@ -2,6 +2,7 @@
 //! column-oriented tables, serialised (by derive) into the JSON document
 //! that the Python layer turns into pandas DataFrames.
 
+use super::accuracy::Accuracy;
 use super::flow::FlowState;
 use super::{tables, Sim};
 use crate::engine::{to_secs, Time};
@@ -99,6 +100,10 @@ pub struct FlowResult {
     /// to the receiving application (head-of-line wait included).
     pub app_delay_mean_s: Option<f64>,
     pub app_delay_p95_s: Option<f64>,
+    /// The detector's accuracy against the ground truth (Park et al. 2010,
+    /// §3) and the fast retransmits behind it.
+    #[serde(flatten)]
+    pub accuracy: Accuracy,
     /// The scheme parts' counters (`SCHEME_COUNTERS`), one column each.
     #[serde(flatten)]
     pub counters: BTreeMap<&'static str, u64>,
@@ -117,6 +122,10 @@ pub struct Summary {
     pub delivered_data_packets: u64,
     pub jain_fairness: Option<f64>,
     pub packets: PacketCounters,
+    /// The accuracy over all flows' fast retransmits pooled (the shares by
+    /// definition when no flow has a detector).
+    #[serde(flatten)]
+    pub accuracy: Accuracy,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -171,7 +180,8 @@ fn scheme_counters(f: &FlowState) -> BTreeMap<&'static str, u64> {
     m
 }
 
-fn flow_result(sim: &Sim, f: &FlowState, end: Time) -> FlowResult {
+fn flow_result(sim: &Sim, flow: usize, end: Time) -> FlowResult {
+    let f = &sim.flows[flow];
     let topo = sim.topology();
     let st = f.sender.stats();
     let base = f.base_sender;
@@ -230,14 +240,37 @@ fn flow_result(sim: &Sim, f: &FlowState, end: Time) -> FlowResult {
         app_delay_mean_s: f.app_delay.mean().map(|v| v / 1e9),
         app_delay_p95_s: secs(&f.app_delay, 0.95),
         counters: scheme_counters(f),
+        accuracy: flow_accuracy(sim, flow, begin, stop),
     }
+}
+
+/// The accuracy of flow `flow`'s detector over [begin, stop].
+fn flow_accuracy(sim: &Sim, flow: usize, begin: Time, stop: Time) -> Accuracy {
+    let mut a = Accuracy::default();
+    for r in sim.recoveries.iter() {
+        if r.flow as usize == flow && (begin..=stop).contains(&r.time) {
+            a.add(r);
+        }
+    }
+    a.finish(sim.flows[flow].plan.tcp.detector.name() == detect::none::ENTRY.name)
+}
+
+/// The flows' accuracy counts pooled.
+fn pooled_accuracy(flows: &[FlowResult]) -> Accuracy {
+    let mut a = Accuracy::default();
+    for f in flows {
+        a.merge(&f.accuracy);
+    }
+    a.finish(flows.iter().all(|f| f.detector == detect::none::ENTRY.name))
 }
 
 impl RunResult {
     pub(crate) fn collect(sim: &Sim, wall_s: f64) -> RunResult {
         let sc = sim.scenario();
         let end: Time = sc.duration;
-        let flows: Vec<FlowResult> = sim.flows.iter().map(|f| flow_result(sim, f, end)).collect();
+        let flows: Vec<FlowResult> = (0..sim.flows.len())
+            .map(|i| flow_result(sim, i, end))
+            .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
         let mut packets = sim.counters;
         packets.in_flight = sim.in_flight();
@@ -262,6 +295,7 @@ impl RunResult {
                 delivered_data_packets: sim.flows.iter().map(|f| f.sink_c.delivered).sum(),
                 jain_fairness: jain_fairness(&goodputs),
                 packets,
+                accuracy: pooled_accuracy(&flows),
             },
             flows,
             drops: tables::drops(sim),

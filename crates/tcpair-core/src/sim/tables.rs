@@ -116,6 +116,7 @@ pub(super) fn recoveries(sim: &Sim) -> Value {
         "true_cause",
         "true_link_kind",
         "true_verdict",
+        "true_category",
     ]);
     let cwnd = |w: Option<Window>| w.map_or(Value::Null, |w| finite(w.cwnd));
     let ssthresh = |w: Option<Window>| w.map_or(Value::Null, |w| finite(w.ssthresh));
@@ -136,6 +137,7 @@ pub(super) fn recoveries(sim: &Sim) -> Value {
             r.true_cause
                 .map_or("", |(c, k)| c.loss_cause(k).name())
                 .into(),
+            r.truth().name().into(),
         ]);
     }
     t.into_value()

@@ -14,7 +14,11 @@
 //!   round: the smallest RTT sample and the segments acknowledged; from
 //!   those, the largest delivery rate seen (segments per second).
 //! - ACK arrivals: the time between consecutive ACKs at the sender, and the
-//!   receiver's timestamp of the latest ACK.
+//!   receiver's timestamp of the latest ACK; the relative jitter of
+//!   consecutive ACKs per round, sum(J_i) / sum(S_i - S_{i-1}) with J_i =
+//!   (R_i - R_{i-1}) - (S_i - S_{i-1}), S the echoed send times and R the
+//!   receiver's timestamps (Wu and Chen 2004's Jr, for `jtcp`); the echo of
+//!   the first duplicate ACK since the latest ACK of new data.
 //! - Window: the usable window `min(cwnd, window limit)` after each ACK of
 //!   new data outside fast recovery; its mean over those ACKs and maximum.
 //!
@@ -44,23 +48,60 @@ pub struct History {
     ack_gap: Option<Time>,
     ack_gap_sum: u128,
     last_rcv_at: Time,
+    /// Echo and receiver timestamp of the latest ACK whose echo advanced.
+    last_pair: Option<(Time, Time)>,
+    /// This round's sum of J_i and of S_i - S_{i-1}, ns.
+    round_jit_sum: f64,
+    round_ds_sum: f64,
+    last_round_jit: Option<f64>,
+    /// Echo of the first duplicate ACK since the latest ACK of new data.
+    dup_echo: Option<Time>,
+    /// Echo of the latest ACK.
+    last_echo: Time,
     win_samples: u64,
     win_sum: f64,
     win_max: f64,
 }
 
 impl History {
-    /// An ACK arrived at `now`, sent by the receiver at `rcv_at`.
+    /// An ACK arrived at `now`, sent by the receiver at `rcv_at`, echoing
+    /// the send time `echo`.
     #[inline]
-    pub fn on_ack_arrival(&mut self, now: Time, rcv_at: Time) {
+    pub fn on_ack_arrival(&mut self, now: Time, rcv_at: Time, echo: Time) {
         if let Some(t) = self.last_ack_at {
             let gap = now.saturating_sub(t);
             self.ack_gap = Some(gap);
             self.ack_gap_sum += u128::from(gap);
         }
+        self.jitter(rcv_at, echo);
+        self.last_echo = echo;
         self.last_ack_at = Some(now);
         self.last_rcv_at = rcv_at;
         self.acks += 1;
+    }
+
+    /// Wu and Chen 2004, §III: J_i = (R_i - R_{i-1}) - (S_i - S_{i-1}).
+    /// Summed with S_i - S_{i-1}, so that pairs sent at one instant (a
+    /// burst) count; a pair whose echo goes back (a retransmission's)
+    /// gives none.
+    fn jitter(&mut self, rcv_at: Time, echo: Time) {
+        match self.last_pair {
+            Some((s, r)) if echo >= s => {
+                let ds = (echo - s) as f64;
+                self.round_jit_sum += rcv_at as f64 - r as f64 - ds;
+                self.round_ds_sum += ds;
+            }
+            Some(_) => return,
+            None => {}
+        }
+        self.last_pair = Some((echo, rcv_at));
+    }
+
+    /// A duplicate ACK echoing `echo`: the first since the latest ACK of
+    /// new data is kept.
+    #[inline]
+    pub fn on_dup_ack(&mut self, echo: Time) {
+        self.dup_echo.get_or_insert(echo);
     }
 
     /// An ACK at `now` acknowledged `acked` new segments, up to (not
@@ -78,6 +119,7 @@ impl History {
         if let Some(r) = sample {
             self.sample(r);
         }
+        self.dup_echo = None;
         self.round_acked += u64::from(acked);
         match self.round_end {
             Some(end) if ack <= end => {}
@@ -88,6 +130,9 @@ impl History {
                     self.max_rate = self.max_rate.max(rate);
                 }
                 self.last_round_min = self.round_min.or(self.last_round_min);
+                if self.round_ds_sum > 0.0 {
+                    self.last_round_jit = Some(self.round_jit_sum / self.round_ds_sum);
+                }
                 self.begin_round(now, max_sent);
             }
             None => self.begin_round(now, max_sent),
@@ -99,6 +144,8 @@ impl History {
         self.round_start = now;
         self.round_min = None;
         self.round_acked = 0;
+        self.round_jit_sum = 0.0;
+        self.round_ds_sum = 0.0;
     }
 
     fn sample(&mut self, r: Time) {
@@ -183,6 +230,24 @@ impl History {
     pub fn last_rcv_at(&self) -> Time {
         self.last_rcv_at
     }
+    /// Jr: sum(J_i) / sum(S_i - S_{i-1}) over the last completed round
+    /// with pairs, else over the round in progress (None before any pair
+    /// spread over time).
+    pub fn jitter_ratio(&self) -> Option<f64> {
+        self.last_round_jit
+            .or_else(|| (self.round_ds_sum > 0.0).then(|| self.round_jit_sum / self.round_ds_sum))
+    }
+    /// The latest ACK's one-way trip time, its receiver's timestamp minus
+    /// the echoed send time (relative: a clock offset would shift every
+    /// value alike).
+    pub fn one_way(&self) -> Time {
+        self.last_rcv_at.saturating_sub(self.last_echo)
+    }
+    /// The echoed send time of the first duplicate ACK since the latest
+    /// ACK of new data (None if none came).
+    pub fn first_dup_echo(&self) -> Option<Time> {
+        self.dup_echo
+    }
     /// Mean usable window over the ACKs of new data outside recovery.
     pub fn mean_window(&self) -> Option<f64> {
         (self.win_samples > 0).then(|| self.win_sum / self.win_samples as f64)
@@ -240,16 +305,43 @@ mod tests {
     #[test]
     fn ack_gaps_and_window_figures() {
         let mut h = History::default();
-        h.on_ack_arrival(10, 5);
+        h.on_ack_arrival(10, 5, 0);
         assert_eq!(h.ack_gap(), None);
-        h.on_ack_arrival(30, 25);
-        h.on_ack_arrival(40, 35);
+        h.on_ack_arrival(30, 25, 0);
+        h.on_ack_arrival(40, 35, 0);
         assert_eq!(h.ack_gap(), Some(10));
         assert_eq!(h.mean_ack_gap(), Some(15.0));
         assert_eq!(h.last_rcv_at(), 35);
+        assert_eq!(h.one_way(), 35);
         for w in [2.0, 4.0, 6.0] {
             h.on_window(w);
         }
         assert_eq!((h.mean_window(), h.max_window()), (Some(4.0), Some(6.0)));
+    }
+
+    #[test]
+    fn jitter_ratio_per_round_and_the_first_dup_echo() {
+        let mut h = History::default();
+        h.on_new_data(0, 1, 1, 10, None); // a round begins
+                                          // Sent 10 ms apart, received 10, 15, 30 ms apart: J = 0, 5, 20 ms
+                                          // (the ACK between echoes the same send time: J = 5 then 15).
+        h.on_ack_arrival(100, 50 * MS, 0);
+        assert_eq!(h.jitter_ratio(), None);
+        h.on_ack_arrival(110, 60 * MS, 10 * MS);
+        h.on_ack_arrival(120, 75 * MS, 20 * MS);
+        h.on_ack_arrival(125, 80 * MS, 20 * MS);
+        h.on_ack_arrival(130, 105 * MS, 30 * MS);
+        // An echo that goes back gives no pair.
+        h.on_ack_arrival(131, 106 * MS, 5 * MS);
+        assert_eq!(h.jitter_ratio(), Some(25.0 / 30.0));
+        // The round ends: its mean is kept, the next round starts empty.
+        h.on_new_data(MS, 11, 10, 20, None);
+        h.on_ack_arrival(140, 115 * MS, 40 * MS);
+        assert_eq!(h.jitter_ratio(), Some(25.0 / 30.0));
+        h.on_dup_ack(7);
+        h.on_dup_ack(9);
+        assert_eq!(h.first_dup_echo(), Some(7));
+        h.on_new_data(2 * MS, 12, 1, 20, None);
+        assert_eq!(h.first_dup_echo(), None);
     }
 }

@@ -63,11 +63,17 @@ pub struct Preset {
     pub recovery: Recovery,
     /// The name of a congestion op in [`cc::REGISTRY`].
     pub congestion: &'static str,
+    /// The name of a detector in [`detect::REGISTRY`] (`"none"` for plain
+    /// TCP); its wireless verdicts get the flow's responder (default 1).
+    pub detector: &'static str,
 }
 
 /// Every `variant` a flow can name. Veno and Westwood+ run on NewReno's
 /// recovery, as in Linux and ns-3; any congestion op can also be combined
-/// with any recovery through `tcp.congestion`.
+/// with any recovery through `tcp.congestion`. PR and PR* also select the
+/// `pr` detector (Stojcevska and Popov, §7); their response to a random
+/// loss, "leave the congestion window as it is", is the default responder
+/// 1 (restore cwnd and ssthresh).
 pub static VARIANTS: &[Entry<Preset>] = &[
     Entry {
         name: "tahoe",
@@ -76,6 +82,7 @@ pub static VARIANTS: &[Entry<Preset>] = &[
         build: Preset {
             recovery: Recovery::Tahoe,
             congestion: "reno",
+            detector: "none",
         },
     },
     Entry {
@@ -85,6 +92,7 @@ pub static VARIANTS: &[Entry<Preset>] = &[
         build: Preset {
             recovery: Recovery::Reno,
             congestion: "reno",
+            detector: "none",
         },
     },
     Entry {
@@ -94,6 +102,7 @@ pub static VARIANTS: &[Entry<Preset>] = &[
         build: Preset {
             recovery: Recovery::NewReno,
             congestion: "reno",
+            detector: "none",
         },
     },
     Entry {
@@ -103,6 +112,7 @@ pub static VARIANTS: &[Entry<Preset>] = &[
         build: Preset {
             recovery: Recovery::Sack,
             congestion: "reno",
+            detector: "none",
         },
     },
     Entry {
@@ -112,6 +122,7 @@ pub static VARIANTS: &[Entry<Preset>] = &[
         build: Preset {
             recovery: Recovery::NewReno,
             congestion: "veno",
+            detector: "none",
         },
     },
     Entry {
@@ -121,6 +132,27 @@ pub static VARIANTS: &[Entry<Preset>] = &[
         build: Preset {
             recovery: Recovery::NewReno,
             congestion: "westwood+",
+            detector: "none",
+        },
+    },
+    Entry {
+        name: "pr",
+        summary: "Prompt Recovery: Reno with the `pr` detector, a random loss keeps cwnd",
+        source: "Stojcevska and Popov, §5-§7",
+        build: Preset {
+            recovery: Recovery::Reno,
+            congestion: "reno",
+            detector: "pr",
+        },
+    },
+    Entry {
+        name: "pr_star",
+        summary: "PR*: NewReno with the `pr` detector, a random loss keeps cwnd",
+        source: "Stojcevska and Popov, §7",
+        build: Preset {
+            recovery: Recovery::NewReno,
+            congestion: "reno",
+            detector: "pr",
         },
     },
 ];

@@ -257,13 +257,13 @@ mod tests {
     /// with an RTT sample of `rtt` ms, through the history then the op, as
     /// the sender does.
     fn new_ack(w: &mut Westwood, h: &mut History, t: Time, ack: u32, acked: u32, rtt: Time) {
-        h.on_ack_arrival(t * MS, t * MS);
+        h.on_ack_arrival(t * MS, t * MS, 0);
         h.on_new_data(t * MS, ack, acked, 1000, Some(rtt * MS));
         w.on_ack(t * MS, acked, h);
     }
 
     fn dup_ack(w: &mut Westwood, h: &mut History, t: Time) {
-        h.on_ack_arrival(t * MS, t * MS);
+        h.on_ack_arrival(t * MS, t * MS, 0);
         w.on_ack(t * MS, 0, h);
     }
 

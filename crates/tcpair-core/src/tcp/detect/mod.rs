@@ -15,8 +15,20 @@ use crate::registry::{boxed_clone, Entry};
 
 pub mod always_wireless;
 pub mod eln;
+pub mod jtcp;
+pub mod lda_eq;
+pub mod ncpld;
 pub mod none;
 pub mod oracle;
+pub mod pr;
+pub mod relds;
+pub mod spike;
+pub mod veno;
+
+#[cfg(test)]
+mod loop_tests;
+#[cfg(test)]
+pub(crate) mod testing;
 
 /// The cause of a loss, as a detector judges it (or as the simulator knows it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,6 +57,9 @@ pub struct Query<'a> {
     pub history: &'a History,
     /// cwnd and ssthresh now.
     pub window: Window,
+    /// Segments outstanding (FlightSize): what cwnd says about the network
+    /// when the window limit, not cwnd, bounds the sender.
+    pub flight: u32,
 }
 
 boxed_clone!(Detector, DetectorClone);
@@ -94,4 +109,24 @@ pub static REGISTRY: &[Entry<BuildFn>] = &[
     eln::ENTRY,
     oracle::ENTRY,
     always_wireless::ENTRY,
+    pr::ENTRY,
+    ncpld::ENTRY,
+    veno::ENTRY,
+    spike::ENTRY,
+    jtcp::ENTRY,
+    relds::ENTRY,
+    lda_eq::ENTRY,
 ];
+
+/// A fraction parameter: finite and within `lo..=hi`, else an error naming
+/// `field` and the value.
+pub(crate) fn check_fraction(field: &str, v: f64, lo: f64, hi: f64) -> Result<f64, ConfigError> {
+    if v.is_finite() && lo <= v && v <= hi {
+        Ok(v)
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("must be a number in {lo}..={hi}, got {v}"),
+        ))
+    }
+}

@@ -34,6 +34,7 @@ impl TcpSender {
             ack,
             history: &self.history,
             window: before,
+            flight: self.max_sent - self.snd_una,
         };
         let verdict = self.cfg.detector.classify(&q);
         let response = match verdict {

@@ -144,7 +144,7 @@ impl TcpSender {
             self.stats.eln_acks += 1;
         }
         if self.keep_history {
-            self.history.on_ack_arrival(now, ack.rcv_at);
+            self.history.on_ack_arrival(now, ack.rcv_at, ack.ts_echo);
         }
         if let Some(c) = self.clrp.as_mut() {
             // CLRP (Sun et al. 2005 §II.A, Fig. 2): the list is updated from
@@ -155,6 +155,7 @@ impl TcpSender {
             self.new_ack(now, ack, out);
         } else if a == self.snd_una && self.max_sent > self.snd_una {
             if self.keep_history {
+                self.history.on_dup_ack(ack.ts_echo);
                 self.cfg.cc.on_ack(now, 0, &self.history);
             }
             match self.clrp.as_mut() {
