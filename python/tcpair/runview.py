@@ -75,9 +75,9 @@ def flow_columns(scenario: Mapping[str, Any], flows: list[dict[str, Any]]) -> li
     on = configured(scenario, flows)
     cols = list(BASE_COLUMNS)
     for scheme, extra in SCHEME_COLUMNS:
-        nonzero = any(
-            f.get(k) not in (None, 0, 0.0, "none") for f in flows for k, _ in extra if k != "acc_c"
-        )
+        # Counters only: a plain sender's accuracy (0 / 1 / 0.5 by definition) is no sign.
+        counters = [k for k, _ in extra if k != "detector" and not k.startswith("acc_")]
+        nonzero = any(f.get(k) not in (None, 0, 0.0) for f in flows for k in counters)
         if scheme in on or nonzero:
             cols += extra
     return cols

@@ -145,19 +145,19 @@ BAD = [
         "detector parameter out of range",
         None,
         ['flows.tcp1.tcp.detector={name="pr", min_small_rtts=0}'],
-        ["flows[0].tcp.detector.min_small_rtts", "0"],
+        ["flows.tcp1.tcp.detector.min_small_rtts", "0"],
     ),
     (
         "detector parameter of the wrong type",
         None,
         ['flows.tcp1.tcp.detector={name="lda_eq", threshold="half"}'],
-        ["flows[0].tcp.detector.threshold", "half"],
+        ["flows.tcp1.tcp.detector.threshold", "half"],
     ),
     (
         "unknown detector parameter",
         None,
         ['flows.tcp1.tcp.detector={name="spike", gamma=0.1}'],
-        ["flows[0].tcp.detector", "gamma"],
+        ["flows.tcp1.tcp.detector", "gamma"],
     ),
     (
         "ELN alias against another detector",

@@ -294,7 +294,7 @@ fn detector(d: Value) -> impl FnOnce(&mut Value) {
 fn unknown_detector() {
     expect(
         detector(json!("lda_xx")),
-        "flows[0].tcp.detector",
+        "flows.tcp1.tcp.detector",
         "unknown detector \"lda_xx\" (known: none, eln, oracle, always_wireless, pr, ncpld, veno, spike, jtcp, relds, lda_eq)",
     );
 }
@@ -317,7 +317,7 @@ fn detector_parameter_out_of_range() {
     for (d, field, value) in cases {
         expect(
             detector(d),
-            &format!("flows[0].tcp.detector.{field}"),
+            &format!("flows.tcp1.tcp.detector.{field}"),
             value,
         );
     }
@@ -327,18 +327,18 @@ fn detector_parameter_out_of_range() {
 fn detector_parameter_of_the_wrong_type() {
     expect(
         detector(json!({"name": "pr", "min_small_rtts": "six"})),
-        "flows[0].tcp.detector.min_small_rtts",
+        "flows.tcp1.tcp.detector.min_small_rtts",
         "six",
     );
     expect(
         detector(json!({"name": "pr", "literal": "yes"})),
-        "flows[0].tcp.detector.literal",
+        "flows.tcp1.tcp.detector.literal",
         "yes",
     );
     expect(
         detector(json!({"name": "lda_eq", "threshold": [0.5]})),
-        "flows[0].tcp.detector.threshold",
-        "sequence",
+        "flows.tcp1.tcp.detector.threshold",
+        "expected a number, got [0.5]",
     );
 }
 
@@ -346,13 +346,13 @@ fn detector_parameter_of_the_wrong_type() {
 fn unknown_detector_parameter() {
     expect(
         detector(json!({"name": "spike", "gamma": 0.1})),
-        "flows[0].tcp.detector",
+        "flows.tcp1.tcp.detector",
         "gamma",
     );
     // A parameterless detector takes none.
     expect(
         detector(json!({"name": "oracle", "fraction": 0.5})),
-        "flows[0].tcp.detector",
+        "flows.tcp1.tcp.detector",
         "fraction",
     );
 }
@@ -364,7 +364,7 @@ fn a_pr_variant_keeps_its_detector() {
             v["flows"][0]["variant"] = json!("pr_star");
             v["flows"][0]["tcp"] = json!({"detector": "veno"});
         },
-        "flows[0].tcp.detector",
+        "flows.tcp1.tcp.detector",
         "variant \"pr_star\" already selects the detector \"pr\"",
     );
 }
