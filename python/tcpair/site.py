@@ -269,8 +269,17 @@ def build_site(root: str | Path, expected: Sequence[tuple[str, str]] = ()) -> di
             f"{root}: no results here (expected {SWEEP} in it or in its sub-directories)"
         )
     done = {s.name: build_report(s, index_href="../../index.html") for s in stores}
-    build_index(root, expected)
+    build_index(root, expected or _targets_present(stores))
     return done
+
+
+def _targets_present(stores: Sequence[Path]) -> list[tuple[str, str]]:
+    """The reproduce targets among ``stores``, in report order (as ``reproduce all``
+    lists them); the other stores follow in name order."""
+    from tcpair.reproduce import targets
+
+    names = {s.name for s in stores}
+    return [(n, spec.target.title) for n, spec in targets().items() if n in names and spec.target]
 
 
 __all__ = [

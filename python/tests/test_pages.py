@@ -144,3 +144,13 @@ def test_reports_and_stores_follow_the_umask(tmp_path: Path) -> None:
     assert files
     for p in files:
         assert stat.S_IMODE(p.stat().st_mode) == 0o644, p
+
+
+def test_report_of_a_results_folder_keeps_the_reproduce_order(tmp_path: Path) -> None:
+    from tcpair.reproduce import targets
+    from tcpair.site import _targets_present
+
+    order = list(targets())
+    stores = [tmp_path / n for n in reversed(order[:3])] + [tmp_path / "aaa_mine"]
+    got = [n for n, _ in _targets_present(stores)]
+    assert got == order[:3]
