@@ -32,11 +32,7 @@ impl Detector for Eln {
         ENTRY.name
     }
     fn classify(&mut self, q: &Query) -> Cause {
-        if q.ack.eln {
-            Cause::Wireless
-        } else {
-            Cause::Congestion
-        }
+        Cause::wireless_if(q.ack.eln)
     }
     fn on_decision(&mut self, d: &Decision) {
         if d.verdict == Cause::Wireless {

@@ -61,11 +61,7 @@ impl Detector for LdaEq {
         let (Some(min), Some(max), Some(cur)) = (h.min_rtt(), h.max_rtt(), h.last_rtt()) else {
             return Cause::Congestion;
         };
-        if queue_usage(min, max, cur) < self.threshold {
-            Cause::Wireless
-        } else {
-            Cause::Congestion
-        }
+        Cause::wireless_if(queue_usage(min, max, cur) < self.threshold)
     }
 }
 

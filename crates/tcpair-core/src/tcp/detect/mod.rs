@@ -38,6 +38,16 @@ pub enum Cause {
 }
 
 impl Cause {
+    /// `Wireless` when `wireless` holds, else `Congestion`: most detectors'
+    /// last step (a figure below its threshold means a wireless loss).
+    pub fn wireless_if(wireless: bool) -> Cause {
+        if wireless {
+            Cause::Wireless
+        } else {
+            Cause::Congestion
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Cause::Congestion => "congestion",

@@ -55,11 +55,7 @@ impl Detector for Ncpld {
         };
         // Samaraweera 1999 (Park et al. 2010, §2): below the delay threshold -> wireless.
         let threshold = min as f64 + self.fraction * (max - min) as f64;
-        if (cur as f64) < threshold {
-            Cause::Wireless
-        } else {
-            Cause::Congestion
-        }
+        Cause::wireless_if((cur as f64) < threshold)
     }
 }
 

@@ -65,11 +65,7 @@ impl Detector for Pr {
     fn classify(&mut self, q: &Query) -> Cause {
         // Stojcevska and Popov, §6: Number_of_small_RTTs against Min_small_RTTs.
         let enough = q.history.small_run() >= self.min_small_rtts;
-        if enough != self.literal {
-            Cause::Wireless
-        } else {
-            Cause::Congestion
-        }
+        Cause::wireless_if(enough != self.literal)
     }
 }
 

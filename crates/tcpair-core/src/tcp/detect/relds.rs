@@ -55,11 +55,7 @@ impl Detector for Relds {
         };
         // Lim and Jang 2008 (Park et al. 2010, §2): a moving threshold of RTT_min and the samples.
         let threshold = min as f64 + self.k * (srtt - min) as f64;
-        if (cur as f64) < threshold {
-            Cause::Wireless
-        } else {
-            Cause::Congestion
-        }
+        Cause::wireless_if((cur as f64) < threshold)
     }
 }
 

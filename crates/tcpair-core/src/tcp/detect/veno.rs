@@ -63,11 +63,7 @@ impl Detector for VenoLda {
         };
         // Fu and Liew 2003, §II.A: N = Actual x (RTT - BaseRTT).
         let n = f64::from(q.flight) * (rtt - base) as f64 / rtt as f64;
-        if n < self.beta {
-            Cause::Wireless
-        } else {
-            Cause::Congestion
-        }
+        Cause::wireless_if(n < self.beta)
     }
 }
 
