@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from tcpair.page import FAILS, HOLDS
-from tcpair.reproduce import lda_accuracy, pr_tables, reproduce, targets
+from tcpair.reproduce import lda_accuracy, pr_fairness, pr_range, pr_tables, reproduce, targets
 from tcpair.verdict import OUTCOMES
 
-TARGETS = ("pr_table1_2", "lda_accuracy")
+TARGETS = ("pr_table1_2", "lda_accuracy", "pr_table3", "pr_range")
 
 
 def _verdicts(root: Path, name: str) -> list[dict[str, object]]:
@@ -148,3 +148,104 @@ def test_lda_enhancement_range_and_claims() -> None:
     better.loc[better["detector"] == "lda_eq", "goodput_kbps"] *= 1.2
     claim = lda_accuracy.claim_not_always(better, KEYS)
     assert claim.verdict == FAILS and "LDA_EQ kept the window on" in claim.cause
+
+
+# --- pr_table3 ---------------------------------------------------------------------
+
+
+def test_jain_index() -> None:
+    assert pr_fairness.jain(np.array([1.0, 1.0, 1.0])) == pytest.approx(1.0)
+    assert pr_fairness.jain(np.array([1.0, 0.0])) == pytest.approx(0.5)
+    ts = pd.DataFrame(
+        {
+            "protocol": ["reno"] * 4,
+            "seed": [1, 1, 2, 2],
+            "time_s": [1.0] * 4,
+            "flow": ["f0", "f1"] * 2,
+            "throughput_kbps": [1.0, 1.0, 1.0, 0.0],
+        }
+    )
+    curve = pr_fairness.over_time(ts)
+    assert curve["mean"].iloc[0] == pytest.approx(0.75)
+
+
+def _fair_runs(index: dict[str, float]) -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    rows = []
+    for seed in range(1, 9):
+        common = 0.02 * rng.standard_normal()
+        for proto, j in index.items():
+            value = j + common + 0.002 * rng.standard_normal()
+            for flow in ("f0", "f1"):
+                rows.append(
+                    {
+                        "protocol": proto,
+                        "seed": seed,
+                        "flow": flow,
+                        "run_jain_fairness": value,
+                        "goodput_kbps": 500.0,
+                        "wireless_frs": 1,
+                        "fast_retransmits": 10,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_fairness_order_and_values() -> None:
+    paper = pr_fairness.PAPER_JAIN
+    runs = _fair_runs(paper)
+    assert pr_fairness.claim_order(runs).verdict == HOLDS
+    assert pr_fairness.claim_values(runs).verdict == HOLDS
+    flat = _fair_runs({"reno": 0.9, "pr": 0.9, "pr_star": 0.88})
+    assert pr_fairness.claim_order(flat).verdict == FAILS
+    values = pr_fairness.claim_values(flat)
+    assert values.verdict == FAILS and "Reno +0.2" in values.cause
+
+
+# --- pr_range ----------------------------------------------------------------------
+
+
+def _grid_runs(gain: float, clean: float) -> pd.DataFrame:
+    rng = np.random.default_rng(9)
+    rows = []
+    for seed in range(1, 7):
+        for p in (0.0, 0.01):
+            for delay in (10, 40):
+                base = 0.8 * (1 + 0.05 * rng.standard_normal())
+                for variant in ("reno", "pr", "newreno", "pr_star"):
+                    new = variant in ("pr", "pr_star")
+                    factor = (gain if p > 0 else clean) if new else 1.0
+                    rows.append(
+                        {
+                            "variant": variant,
+                            "bottleneck": 10,
+                            "p": p,
+                            "delay_ms": delay,
+                            "seed": seed,
+                            "flow": "pr1",
+                            "formula_throughput_mbps": base * factor,
+                            "wireless_frs": 1,
+                            "frs_congestion_true": 4,
+                            "frs_congestion_said_congestion": 3 if new else 4,
+                            "frs_wireless_true": 5,
+                            "frs_wireless_said_wireless": 3 if new else 0,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+KEYS_RANGE = ["bottleneck", "p", "delay_ms"]
+
+
+def test_range_claims() -> None:
+    runs = _grid_runs(1.3, 1.0)
+    r = pr_range.ratios(runs, KEYS_RANGE)
+    assert pr_range.claim_increase(runs, r, KEYS_RANGE).verdict == HOLDS
+    assert pr_range.claim_range(runs, r, KEYS_RANGE).verdict == HOLDS
+    assert pr_range.claim_identical(runs, r, KEYS_RANGE).verdict == HOLDS
+    runs = _grid_runs(1.04, 1.05)
+    r = pr_range.ratios(runs, KEYS_RANGE)
+    assert pr_range.claim_increase(runs, r, KEYS_RANGE).verdict == HOLDS
+    assert pr_range.claim_range(runs, r, KEYS_RANGE).verdict == FAILS
+    same = pr_range.claim_identical(runs, r, KEYS_RANGE)
+    assert same.verdict == FAILS and "kept the window on 12 of 48" in same.cause
