@@ -59,8 +59,8 @@ def _chain_runs(gain: float) -> pd.DataFrame:
                     "seed": seed,
                     "flow": "pr1",
                     "formula_throughput_mbps": value,
-                    "sent": 3000,
-                    "delivered": 2900,
+                    "sent": 3000 * (gain if new else 1.0) + seed,
+                    "delivered": 2900 * (gain if new else 1.0) + seed,
                     "retransmits": 30,
                     "timeouts": 2,
                     "frs_wireless_true": 10,
@@ -77,12 +77,14 @@ def test_pr_improvement_claims() -> None:
     assert by_id["pr_above_reno"].verdict == HOLDS
     assert by_id["pr_star_above_newreno"].verdict == HOLDS
     assert by_id["pr_improvement_19pct"].verdict == HOLDS
+    assert by_id["table1_more_sent_and_acked"].verdict == HOLDS
     by_id = {c.claim_id: c for c in pr_tables.claims(_chain_runs(1.02))}
     assert by_id["pr_above_reno"].verdict == HOLDS
     small = by_id["pr_improvement_19pct"]
     assert small.verdict == FAILS and "kept the window on 48 of 80" in small.cause
     by_id = {c.claim_id: c for c in pr_tables.claims(_chain_runs(0.9))}
     assert by_id["pr_above_reno"].verdict == FAILS
+    assert by_id["table1_more_sent_and_acked"].verdict == FAILS
 
 
 # --- lda_accuracy ------------------------------------------------------------------

@@ -65,11 +65,14 @@ COUNTS = {
     "acc_c": ("frs_congestion_said_congestion", "frs_congestion_true"),
 }
 ACC_NAMES = {"acc_w": "A_w", "acc_c": "A_c", "acc_t": "A_t"}
+EXTRA = ("frs_spurious", "frs_mixed", "timeouts")
 
 
 def measured(runs: pd.DataFrame) -> pd.DataFrame:
-    """The measured flow's rows."""
-    return runs[runs["flow"] == FLOW] if "flow" in runs.columns else runs
+    """The measured flow's rows; counts a run does not report are NaN (no accuracy)."""
+    m = runs[runs["flow"] == FLOW] if "flow" in runs.columns else runs
+    missing = [c for c in (*COUNTS["acc_w"], *COUNTS["acc_c"], *EXTRA) if c not in m.columns]
+    return m.assign(**{c: np.nan for c in missing}) if missing else m
 
 
 def scenario_keys(runs: pd.DataFrame, axes: Sequence[str]) -> list[str]:
@@ -226,7 +229,7 @@ def claim_lda_eq_paper(runs: pd.DataFrame, acc: dict[str, dict[str, Interval]]) 
             lambda iv, v=v: within(iv, v - NEAR, v + NEAR),
         )
         for k, v in PAPER_LDA_EQ.items()
-        if "lda_eq" in acc
+        if "lda_eq" in acc and acc["lda_eq"][k].n > 0
     ]
     cause = ""
     if "lda_eq" in acc:
@@ -258,6 +261,8 @@ def claim_highest(runs: pd.DataFrame) -> Claim:
             if det in ("lda_eq", "none"):
                 continue
             iv = paired_difference(wide["lda_eq"].to_numpy(float), wide[det].to_numpy(float))
+            if iv.n == 0:
+                continue
             parts.append(judge(f"LDA_EQ - {LABELS.get(det, det)}", iv, lambda i: above(i, 0.0)))
     beaten = [p.label.split(" - ")[1] for p in parts if p.outcome != HOLDS]
     ties = [p.label.split(" - ")[1] for p in parts if p.iv.defined and p.iv.half == 0]

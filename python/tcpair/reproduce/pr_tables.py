@@ -211,7 +211,35 @@ def claims(runs: pd.DataFrame, rec: pd.DataFrame | None = None) -> list[Claim]:
             )
         )
     out.append(_claim_match(default, runs, rec))
+    out.append(claim_table1(runs))
     return out
+
+
+def claim_table1(runs: pd.DataFrame) -> Claim:
+    """Table 1: PR sends more and has more packets acknowledged than Reno."""
+    d = runs[runs["loss_at"] == DEFAULT_LOSS_AT] if "loss_at" in runs else runs
+    parts = []
+    for value, name in (("sent", "packets sent"), ("delivered", "acked packets")):
+        r = paired_ratios(d, "variant", "pr", "reno", ["loss_at"], value=value)
+        parts += [
+            judge(f"PR/Reno {name}", interval_of(row), lambda iv: above(iv, 1.0))
+            for _, row in r.iterrows()
+        ]
+    paper = (
+        PAPER["pr"].bytes_sent / PAPER["reno"].bytes_sent,
+        PAPER["pr"].acked / PAPER["reno"].acked,
+    )
+    return make_claim(
+        f"{SOURCE}, Table 1",
+        "PR sends more and has more packets acknowledged than Reno (the paper's ratios "
+        f"{paper[0]:.3f} and {paper[1]:.3f})",
+        "table1_more_sent_and_acked",
+        f"paired ratios PR/Reno of packets sent and delivered: 95% CI above 1 (loss on "
+        f"{DEFAULT_LOSS_AT})",
+        parts,
+        fmt=".4g",
+        empty="needs PR and Reno runs",
+    )
 
 
 def _other_reading(other: pd.DataFrame, pair: str) -> str:
