@@ -289,8 +289,40 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
                 ],
             )
         }
+        // Loss-differentiation paths: plain senders, and each with a detector
+        // answered by responder 1 (keep the window).
+        "pr_chain.toml" => (
+            vec![],
+            vec![
+                ("plain", vec![]),
+                ("pr", vec![("flows.pr1.tcp.detector", json!("pr"))]),
+            ],
+        ),
+        "pr_dumbbell.toml" => (
+            vec![],
+            vec![("plain", vec![]), ("pr", every_flow_detector(10, "pr"))],
+        ),
+        "lda_mixed.toml" => (
+            vec![],
+            vec![
+                ("plain", vec![]),
+                ("lda_eq", vec![("flows.tcp1.tcp.detector", json!("lda_eq"))]),
+                ("spike", vec![("flows.tcp1.tcp.detector", json!("spike"))]),
+                ("oracle", vec![("flows.tcp1.tcp.detector", json!("oracle"))]),
+            ],
+        ),
         other => panic!("no snapshot matrix for {other}"),
     }
+}
+
+/// `flows.fK.tcp.detector = name` for the dumbbell's flows f0..f{n-1}.
+fn every_flow_detector(n: usize, name: &str) -> Vec<(&'static str, Value)> {
+    (0..n)
+        .map(|k| {
+            let key: &'static str = Box::leak(format!("flows.f{k}.tcp.detector").into_boxed_str());
+            (key, json!(name))
+        })
+        .collect()
 }
 
 /// 64-bit FNV-1a of `s`.
@@ -473,4 +505,19 @@ fn every_shipped_scenario_is_covered() {
             let _ = matrix(&name);
         }
     }
+}
+
+#[test]
+fn pr_chain() {
+    check("pr_chain.toml");
+}
+
+#[test]
+fn pr_dumbbell() {
+    check("pr_dumbbell.toml");
+}
+
+#[test]
+fn lda_mixed() {
+    check("lda_mixed.toml");
 }
