@@ -8,12 +8,14 @@
 //! A responder gives the window fast recovery ends with; the recovery
 //! mechanics around it (inflation by duplicate ACKs, the retransmission)
 //! are the sender's. A new responder is one file implementing [`Responder`]
-//! plus one line in [`REGISTRY`].
+//! plus one line in [`REGISTRY`]. `adaptive` is ours: it chooses between
+//! restoring and draining the queue from the RTT inflation at the loss.
 
 use super::{History, Window};
 use crate::error::ConfigError;
 use crate::registry::{boxed_clone, Entry};
 
+pub mod adaptive;
 pub mod own;
 pub mod restore;
 pub mod table1;
@@ -73,6 +75,7 @@ pub static REGISTRY: &[Entry<BuildFn>] = &[
     table1::M25,
     table1::M26,
     table1::M27,
+    adaptive::ENTRY,
 ];
 
 /// The responder used unless a flow names one: 1, restore (what every
@@ -127,7 +130,7 @@ pub(crate) mod tests {
     fn each_responder_gives_the_documented_window() {
         let h = history();
         let ss = 65.535;
-        let expect: [(&str, Option<(f64, f64)>); 16] = [
+        let expect: [(&str, Option<(f64, f64)>); 17] = [
             ("0", None),
             ("1", Some((10.0, 7.0))),
             ("11", Some((1.0, ss))),
@@ -144,6 +147,8 @@ pub(crate) mod tests {
             ("25", Some((12.0, 12.0))),
             ("26", Some((48.0, 48.0))),
             ("27", Some((4.0, 4.0))),
+            // Backlog 10 x (45 - 40) / 45 = 1.1 packets: drained to 10 x 40 / 45.
+            ("adaptive", Some((400.0 / 45.0, 400.0 / 45.0))),
         ];
         let names: Vec<&str> = REGISTRY.iter().map(|e| e.name).collect();
         assert_eq!(names, expect.map(|(n, _)| n), "registry order");
