@@ -293,7 +293,7 @@ def test_catalog_and_list(cli) -> None:
     }
     assert {"none", "eln", "oracle", "always_wireless"} <= {d["name"] for d in cat["detectors"]}
     responders = [r["name"] for r in cat["responders"]]
-    assert responders == ["0", "1", *map(str, range(11, 18)), *map(str, range(21, 28))]
+    assert responders == ["0", "1", *map(str, range(11, 18)), *map(str, range(21, 28)), "adaptive"]
     assert all(e["source"] for k in ("variants", "detectors", "responders") for e in cat[k])
     names = {m["name"] for m in cat["error_models"]}
     assert {"uniform", "ber", "expo", "markov2", "markov2_time"} <= names

@@ -112,7 +112,8 @@ def behaviour(runs: pd.DataFrame) -> pd.DataFrame:
     fam = [c for c in FAMILY if c in m.columns]
     if m.empty or "responder" not in m.columns:
         return pd.DataFrame()
-    table = m.groupby([*fam, "responder"], sort=True)[list(COUNTS)].mean()
+    cols = [c for c in COUNTS if c in m.columns]  # a run may not report every counter
+    table = m.groupby([*fam, "responder"], sort=True)[cols].mean()
     others = runs[runs["flow"] != FLOW] if "flow" in runs.columns else runs.iloc[0:0]
     if not others.empty:
         table["competing goodput_kbps"] = others.groupby([*fam, "responder"])["goodput_kbps"].mean()
@@ -147,6 +148,12 @@ def claim_beats(runs: pd.DataFrame, keys: Sequence[str], opponent: str) -> Claim
     )
 
 
+def _tick(label: str) -> str:
+    """'detector=oracle, competing=2' -> 'oracle\n2 competing'."""
+    values = [part.split("=", 1)[-1] for part in label.split(", ")]
+    return "\n".join([values[0], *(f"{v} competing" for v in values[1:])])
+
+
 def plot_gains(table: pd.DataFrame, out: Path) -> Figure:
     from matplotlib.figure import Figure as MplFigure
 
@@ -170,7 +177,7 @@ def plot_gains(table: pd.DataFrame, out: Path) -> Figure:
         )
     ax.axhline(0, color="#888", lw=0.8)
     ax.set_xticks(x)
-    ax.set_xticklabels([lab.replace(", ", "\n") for lab in labels], fontsize=8)
+    ax.set_xticklabels([_tick(lab) for lab in labels], fontsize=8)
     ax.set_ylabel("goodput gain of adaptive (%)")
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
