@@ -71,3 +71,30 @@ fn a_wired_link_feeds_the_chain() {
     );
     assert!(r.summary.packets.conserved());
 }
+
+#[test]
+fn opposite_flows_with_every_impairment_conserve_packets() {
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 1..=4 {
+        let mut v = wifi_chain(4, 15.0);
+        v["run"]["seed"] = json!(seed);
+        v["media"][0]["loss"] = json!({"model": "uniform", "p": 0.03});
+        v["media"][0]["frame_error"] = json!(0.2);
+        v["media"][0]["queue"] = json!(3);
+        v["flows"].as_array_mut().unwrap().push(json!({
+            "name": "back", "src": "n4", "dst": "n0", "variant": "sack", "window": 64, "start": 1.0
+        }));
+        let r = run(&v);
+        assert!(
+            r.summary.packets.conserved(),
+            "seed {seed}: {:?}",
+            r.summary.packets
+        );
+        assert!(r.flows.iter().all(|f| f.delivered > 0), "seed {seed}");
+        for c in r.to_json()["drops"]["cause"].as_array().unwrap() {
+            seen.insert(c.as_str().unwrap().to_string());
+        }
+    }
+    let want = ["contention", "corruption", "queue"].map(String::from);
+    assert!(want.iter().all(|c| seen.contains(c)), "{seen:?}");
+}

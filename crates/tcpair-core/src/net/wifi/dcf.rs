@@ -43,7 +43,13 @@ impl Medium {
             MacEv::Backoff { sta, gen } => {
                 let st = &self.sta[sta as usize];
                 if st.gen == gen && st.state == (State::Contend { armed: true }) {
-                    self.send_data(now, sta, out);
+                    if self.tx[sta as usize].is_some() {
+                        // Sending a MAC ACK right now: wait for the medium again.
+                        self.sta[sta as usize].slots = 0;
+                        self.sta[sta as usize].state = State::Contend { armed: false };
+                    } else {
+                        self.send_data(now, sta, out);
+                    }
                 }
             }
             MacEv::TxEnd { sta } => self.tx_end(now, sta, out),

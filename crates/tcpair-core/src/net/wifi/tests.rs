@@ -56,6 +56,7 @@ fn one_saturated_station_matches_the_closed_form() {
     let (got, m) = saturate(vec![(0.0, 0.0), (200.0, 0.0)], &[(0, 1)], dur);
     let bps = got[0] as f64 * 8000.0 / 20.0;
     let err = (bps - expect_bps).abs() / expect_bps;
+    eprintln!("one saturated station: {bps} b/s, closed form {expect_bps} b/s");
     assert!(err < 0.05, "{bps} vs closed form {expect_bps} ({err})");
     assert!((expect_bps - 4.94e6).abs() < 0.01e6, "{expect_bps}");
     assert_eq!(m.collisions, 0);
