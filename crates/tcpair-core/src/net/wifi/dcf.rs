@@ -79,11 +79,16 @@ impl Medium {
     }
 
     /// The medium is idle at `s`: the backoff resumes a DIFS after it went
-    /// idle (EIFS is not modelled).
+    /// idle, or an EIFS if the last frame sensed was not decoded (§9.2.3.4).
     fn arm(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
         let slot = self.params.slot;
+        let ifs = if self.sta[s as usize].eifs {
+            self.params.eifs()
+        } else {
+            self.params.difs
+        };
         let st = &mut self.sta[s as usize];
-        st.count_from = now.max(st.idle_since + self.params.difs);
+        st.count_from = now.max(st.idle_since + ifs);
         st.gen = st.gen.wrapping_add(1);
         st.state = State::Contend { armed: true };
         let at = st.count_from + Time::from(st.slots) * slot;
@@ -170,9 +175,25 @@ impl Medium {
 
     fn tx_end(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
         let mut t = self.tx[s as usize].take().expect("a frame on the air");
+        let p = &self.params;
+        if !t.ack
+            && t.ok
+            && p.frame_error > 0.0
+            && self.sta[t.to as usize].fer_rng.gen::<f64>() < p.frame_error
+        {
+            t.ok = false;
+            t.fer = true;
+        }
+        let n = self.nodes.len();
         for i in 0..self.cs[s as usize].len() {
             let o = self.cs[s as usize][i];
+            // Out of transmission range, or the frame's own receiver when it
+            // was corrupted: sensed but not decoded.
+            let garbled = !self.hear[s as usize * n + o as usize] || (o == t.to && !t.ok);
             let st = &mut self.sta[o as usize];
+            if o != s {
+                st.eifs = garbled;
+            }
             st.busy -= 1;
             if st.busy == 0 {
                 st.idle_since = now;
@@ -189,13 +210,6 @@ impl Medium {
             return;
         }
         let p = &self.params;
-        if t.ok
-            && p.frame_error > 0.0
-            && self.sta[t.to as usize].fer_rng.gen::<f64>() < p.frame_error
-        {
-            t.ok = false;
-            t.fer = true;
-        }
         let (sifs, ack, slot) = (p.sifs, p.ack_time(), p.slot);
         let st = &mut self.sta[s as usize];
         st.state = State::WaitAck;

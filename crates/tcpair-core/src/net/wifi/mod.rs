@@ -88,6 +88,12 @@ impl WifiParams {
     pub fn ack_time(&self) -> Time {
         self.plcp + air(self.ack_bytes, self.basic_bps)
     }
+
+    /// EIFS = SIFS + ACK time at the basic rate + DIFS (IEEE 802.11-1999
+    /// §9.2.10): the wait after a frame the station sensed but could not decode.
+    pub fn eifs(&self) -> Time {
+        self.sifs + self.ack_time() + self.difs
+    }
 }
 
 /// A timer of the medium, scheduled by the simulator.
@@ -154,6 +160,8 @@ struct Station {
     /// retransmissions are duplicates the receiver discards.
     delivered: bool,
     last_fail_fer: bool,
+    /// The last frame sensed could not be decoded: wait EIFS, not DIFS.
+    eifs: bool,
     /// Transmissions (own included) within carrier-sense range.
     busy: u32,
     idle_since: Time,
@@ -181,6 +189,8 @@ pub struct Medium {
     cs: Vec<Vec<Sta>>,
     /// `near[a * n + b]`: b is within interference range of a.
     near: Vec<bool>,
+    /// `hear[a * n + b]`: b is within transmission range of a (can decode).
+    hear: Vec<bool>,
     sta: Vec<Station>,
     tx: Vec<Option<Tx>>,
     pub queue_drops: u64,
@@ -202,9 +212,11 @@ impl Medium {
             (dx * dx + dy * dy).sqrt()
         };
         let mut near = vec![false; n * n];
+        let mut hear = vec![false; n * n];
         let mut cs = vec![Vec::new(); n];
         for a in 0..n {
             for b in 0..n {
+                hear[a * n + b] = dist(a, b) <= params.tx_range;
                 if dist(a, b) <= params.cs_range {
                     near[a * n + b] = true;
                     cs[a].push(b as Sta);
@@ -222,6 +234,7 @@ impl Medium {
                 attempts: 0,
                 delivered: false,
                 last_fail_fer: false,
+                eifs: false,
                 busy: 0,
                 idle_since: 0,
                 backoff_rng: stream(seed, &format!("wifi/{name}/backoff/{i}")),
@@ -235,6 +248,7 @@ impl Medium {
             pos,
             cs,
             near,
+            hear,
             sta,
             tx: vec![None; n],
             queue_drops: 0,

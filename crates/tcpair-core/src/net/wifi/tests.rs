@@ -82,4 +82,6 @@ fn frame_times_follow_the_parameters() {
     // 192 us PLCP + (1000 + 36) bytes at 11 Mb/s; ACK 192 us + 14 bytes at 1 Mb/s.
     assert_eq!(p.data_time(1000), 192_000 + 753_455);
     assert_eq!(p.ack_time(), 304_000);
+    // EIFS: SIFS + ACK at 1 Mb/s + DIFS.
+    assert_eq!(p.eifs(), 364_000);
 }
