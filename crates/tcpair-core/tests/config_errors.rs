@@ -404,6 +404,14 @@ fn wifi_medium_bad_input() {
         e.starts_with("media.chain.stations") && e.contains("at least two"),
         "{e}"
     );
+    // Two pairs out of range of each other: each station has a neighbour,
+    // but no route joins the ends.
+    let e = wifi_error(|v| {
+        v["media"][0]["stations"][2]["x"] = json!(1000.0);
+        v["media"][0]["stations"][3]["x"] = json!(1200.0);
+    });
+    eprintln!("{e}");
+    assert!(e.starts_with("flows.tcp") && e.contains("no route"), "{e}");
     let e = wifi_error(|v| v["media"][0]["rts_cts"] = json!(true));
     assert!(e.starts_with("media.chain.rts_cts"), "{e}");
     let e = wifi_error(|v| v["media"][0]["kind"] = json!("lte"));
