@@ -98,3 +98,17 @@ fn opposite_flows_with_every_impairment_conserve_packets() {
     let want = ["contention", "corruption", "queue"].map(String::from);
     assert!(want.iter().all(|c| seen.contains(c)), "{seen:?}");
 }
+
+#[test]
+fn rts_cts_chain_runs_and_conserves_packets() {
+    let mut g = Vec::new();
+    for h in [1, 3, 5, 7] {
+        let mut v = wifi_chain(h, 30.0);
+        v["media"][0]["rts_cts"] = json!(true);
+        let r = run(&v);
+        assert!(r.summary.packets.conserved(), "{:?}", r.summary.packets);
+        g.push(r.flows[0].goodput_kbps);
+    }
+    eprintln!("goodput with RTS/CTS over 1, 3, 5, 7 hops (kb/s): {g:?}");
+    assert!(g[0] > g[1] && g[1] > g[3], "{g:?}");
+}

@@ -44,12 +44,6 @@ fn params(p: &str, m: &MediumSpec) -> Result<WifiParams, ConfigError> {
             format!("unknown medium kind {:?} (kinds: wifi)", m.kind),
         ));
     }
-    if m.rts_cts {
-        return Err(err(
-            format!("{p}.rts_cts"),
-            "RTS/CTS is not implemented; use false",
-        ));
-    }
     if !(0.0..1.0).contains(&m.frame_error) {
         return Err(err(
             format!("{p}.frame_error"),
@@ -73,6 +67,7 @@ fn params(p: &str, m: &MediumSpec) -> Result<WifiParams, ConfigError> {
         )?,
         basic_bps: rate(format!("{p}.basic_rate"), &m.basic_rate, &[1e6, 2e6])?,
         frame_error: m.frame_error,
+        rts_cts: m.rts_cts,
         tx_range: m.tx_range,
         cs_range: m.cs_range,
         queue: m.queue,

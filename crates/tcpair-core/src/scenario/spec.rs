@@ -120,7 +120,7 @@ pub struct MediumSpec {
     /// Control (ACK) and PLCP rate: 1 or 2 Mb/s.
     #[serde(default = "default_basic_rate")]
     pub basic_rate: Quantity,
-    /// RTS/CTS exchange before data frames (not implemented: must be false).
+    /// RTS/CTS exchange before every data frame, with the NAV.
     #[serde(default)]
     pub rts_cts: bool,
     /// Interface queue per station, packets waiting (ns-2 IFQ default 50).

@@ -3,7 +3,7 @@
 //! busy (§9.2.5.2), DATA - SIFS - ACK (§9.2.8), retries with a doubled
 //! contention window (§9.2.4) and collisions at the receivers.
 
-use super::{MacEv, MacFail, MacOut, Medium, Queued, Sta, State, Tx};
+use super::{Frame, MacEv, MacFail, MacOut, Medium, Queued, Sta, State, Tx};
 use crate::engine::Time;
 use crate::packet::PktRef;
 use rand::Rng;
@@ -47,6 +47,8 @@ impl Medium {
                         // Sending a MAC ACK right now: wait for the medium again.
                         self.sta[sta as usize].slots = 0;
                         self.sta[sta as usize].state = State::Contend { armed: false };
+                    } else if self.params.rts_cts {
+                        self.send_rts(now, sta, out);
                     } else {
                         self.send_data(now, sta, out);
                     }
@@ -56,20 +58,25 @@ impl Medium {
             MacEv::AckStart { sta, to } => {
                 if self.tx[sta as usize].is_none() {
                     let d = self.params.ack_time();
-                    self.start_tx(now, sta, to, d, true, out);
+                    self.start_tx(now, sta, to, d, Frame::Ack, 0, out);
                 }
             }
             MacEv::AckTimeout { sta, gen } => {
                 let st = &self.sta[sta as usize];
                 if st.gen == gen && st.state == State::WaitAck {
                     self.failed(now, sta, out);
+                } else if st.gen == gen && st.state == State::WaitCts {
+                    self.no_cts(now, sta, out);
                 }
             }
+            MacEv::CtsStart { sta, to } => self.send_cts(now, sta, to, out),
+            MacEv::DataStart { sta } => self.data_after_cts(now, sta, out),
+            MacEv::NavEnd { sta } => self.nav_end(now, sta, out),
         }
     }
 
     /// Draw a backoff in [0, CW] slots (§9.2.4) and start counting when idle.
-    fn contend(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
+    pub(super) fn contend(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
         let st = &mut self.sta[s as usize];
         st.slots = st.backoff_rng.gen_range(0..=st.cw);
         st.state = State::Contend { armed: false };
@@ -80,7 +87,7 @@ impl Medium {
 
     /// The medium is idle at `s`: the backoff resumes a DIFS after it went
     /// idle, or an EIFS if the last frame sensed was not decoded (§9.2.3.4).
-    fn arm(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
+    pub(super) fn arm(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
         let slot = self.params.slot;
         let ifs = if self.sta[s as usize].eifs {
             self.params.eifs()
@@ -104,7 +111,7 @@ impl Medium {
     /// The medium turned busy at `s`: freeze the backoff counter at the
     /// slots still to go (§9.2.5.2). A backoff ending this very instant is
     /// not stopped: stations whose counters expire in the same slot collide.
-    fn freeze(&mut self, now: Time, s: Sta) {
+    pub(super) fn freeze(&mut self, now: Time, s: Sta) {
         let slot = self.params.slot;
         let st = &mut self.sta[s as usize];
         if st.state != (State::Contend { armed: true }) {
@@ -120,24 +127,26 @@ impl Medium {
         st.state = State::Contend { armed: false };
     }
 
-    fn send_data(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
+    pub(super) fn send_data(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
         let head = *self.sta[s as usize].queue.front().expect("contending");
         self.sta[s as usize].state = State::TxData;
         let d = self.params.data_time(head.size);
-        self.start_tx(now, s, head.to, d, false, out);
+        self.start_tx(now, s, head.to, d, Frame::Data, 0, out);
     }
 
     /// Put a frame from `s` to `to` on the air. A frame is lost at its
     /// receiver if the receiver transmits, or any other station within
     /// interference range of the receiver transmits, while it lasts (no
     /// capture).
-    fn start_tx(
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start_tx(
         &mut self,
         now: Time,
         s: Sta,
         to: Sta,
         dur: Time,
-        ack: bool,
+        kind: Frame,
+        nav: Time,
         out: &mut Vec<MacOut>,
     ) {
         let n = self.nodes.len();
@@ -158,7 +167,8 @@ impl Medium {
         }
         self.tx[s as usize] = Some(Tx {
             to,
-            ack,
+            kind,
+            nav,
             ok,
             fer: false,
         });
@@ -176,13 +186,16 @@ impl Medium {
     fn tx_end(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
         let mut t = self.tx[s as usize].take().expect("a frame on the air");
         let p = &self.params;
-        if !t.ack
+        if t.kind == Frame::Data
             && t.ok
             && p.frame_error > 0.0
             && self.sta[t.to as usize].fer_rng.gen::<f64>() < p.frame_error
         {
             t.ok = false;
             t.fer = true;
+        }
+        if t.ok && matches!(t.kind, Frame::Rts | Frame::Cts) {
+            self.set_navs(now, s, t, out);
         }
         let n = self.nodes.len();
         for i in 0..self.cs[s as usize].len() {
@@ -202,12 +215,17 @@ impl Medium {
                 }
             }
         }
-        if t.ack {
-            let st = &self.sta[t.to as usize];
-            if t.ok && st.state == State::WaitAck {
-                self.succeeded(now, t.to, out);
+        match t.kind {
+            Frame::Data => {}
+            Frame::Ack => {
+                let st = &self.sta[t.to as usize];
+                if t.ok && st.state == State::WaitAck {
+                    self.succeeded(now, t.to, out);
+                }
+                return;
             }
-            return;
+            Frame::Rts => return self.rts_end(now, s, t, out),
+            Frame::Cts => return self.cts_end(now, t, out),
         }
         let p = &self.params;
         let (sifs, ack, slot) = (p.sifs, p.ack_time(), p.slot);
@@ -237,12 +255,19 @@ impl Medium {
         self.next_packet(now, s, out);
     }
 
-    /// No ACK: retry with a doubled window, or drop at the retry limit.
-    fn failed(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
-        let (limit, cw_max) = (self.params.short_retry, self.params.cw_max);
+    /// No ACK: retry with a doubled window, or drop at the retry limit
+    /// (the long one after RTS/CTS, §9.2.4).
+    pub(super) fn failed(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
+        let p = &self.params;
+        let cw_max = p.cw_max;
         let st = &mut self.sta[s as usize];
-        st.attempts += 1;
-        if st.attempts < limit {
+        let (count, limit) = if p.rts_cts {
+            (&mut st.long_attempts, p.long_retry)
+        } else {
+            (&mut st.attempts, p.short_retry)
+        };
+        *count += 1;
+        if *count < limit {
             st.cw = (2 * st.cw + 1).min(cw_max);
             self.contend(now, s, out);
             return;
@@ -261,12 +286,13 @@ impl Medium {
     }
 
     /// The head packet is done with: reset the window and serve the next.
-    fn next_packet(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
+    pub(super) fn next_packet(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
         let cw_min = self.params.cw_min;
         let st = &mut self.sta[s as usize];
         st.queue.pop_front();
         st.cw = cw_min;
         st.attempts = 0;
+        st.long_attempts = 0;
         st.delivered = false;
         st.gen = st.gen.wrapping_add(1);
         if st.queue.is_empty() {

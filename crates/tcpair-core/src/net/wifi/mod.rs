@@ -12,6 +12,7 @@
 //! the MAC does not repair) work as on wired links. See docs/wifi.md.
 
 mod dcf;
+mod rts;
 
 use crate::engine::{stream, SimRng, Time, SEC, US};
 use crate::packet::{NodeId, PktRef};
@@ -32,8 +33,14 @@ pub struct WifiParams {
     pub cw_min: u32,
     pub cw_max: u32,
     /// Transmission attempts of a data frame before it is dropped
-    /// (dot11ShortRetryLimit: frames not protected by RTS/CTS).
+    /// (dot11ShortRetryLimit: frames not protected by RTS/CTS, and RTS).
     pub short_retry: u32,
+    /// Attempts of a data frame sent after an RTS/CTS exchange
+    /// (dot11LongRetryLimit).
+    pub long_retry: u32,
+    /// RTS/CTS before every data frame (§9.2.5.6).
+    pub rts_cts: bool,
+    pub rts_bytes: u32,
     /// Long PLCP preamble and header, sent at 1 Mb/s.
     pub plcp: Time,
     pub data_bps: u64,
@@ -59,6 +66,9 @@ impl Default for WifiParams {
             cw_min: 31,
             cw_max: 1023,
             short_retry: 7,
+            long_retry: 4,
+            rts_cts: false,
+            rts_bytes: 20,
             plcp: 192 * US,
             data_bps: 11_000_000,
             basic_bps: 1_000_000,
@@ -89,6 +99,11 @@ impl WifiParams {
         self.plcp + air(self.ack_bytes, self.basic_bps)
     }
 
+    /// Air time of an RTS (20 bytes) or a CTS (14 bytes, as an ACK).
+    pub fn rts_time(&self) -> Time {
+        self.plcp + air(self.rts_bytes, self.basic_bps)
+    }
+
     /// EIFS = SIFS + ACK time at the basic rate + DIFS (IEEE 802.11-1999
     /// §9.2.10): the wait after a frame the station sensed but could not decode.
     pub fn eifs(&self) -> Time {
@@ -105,8 +120,14 @@ pub enum MacEv {
     TxEnd { sta: Sta },
     /// Receiver `sta` sends the MAC ACK to `to` (a SIFS after the data).
     AckStart { sta: Sta, to: Sta },
-    /// Station `sta` gave up waiting for its ACK.
+    /// Station `sta` gave up waiting for its ACK (or CTS).
     AckTimeout { sta: Sta, gen: u32 },
+    /// Receiver `sta` answers an RTS from `to` with a CTS.
+    CtsStart { sta: Sta, to: Sta },
+    /// Station `sta` got its CTS: the data frame follows a SIFS later.
+    DataStart { sta: Sta },
+    /// The NAV of station `sta` may have expired.
+    NavEnd { sta: Sta },
 }
 
 /// Why the MAC gave up on a packet.
@@ -136,7 +157,17 @@ enum State {
         armed: bool,
     },
     TxData,
+    WaitCts,
     WaitAck,
+}
+
+/// The kind of a frame on the air.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    Data,
+    Ack,
+    Rts,
+    Cts,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -156,6 +187,11 @@ struct Station {
     gen: u32,
     cw: u32,
     attempts: u32,
+    /// Data attempts after a CTS (the long retry count).
+    long_attempts: u32,
+    /// Virtual carrier sense (§9.2.5.4): counted in `busy` while on.
+    nav_on: bool,
+    nav_until: Time,
     /// The head packet already reached the receiver (its ACK was lost):
     /// retransmissions are duplicates the receiver discards.
     delivered: bool,
@@ -172,7 +208,9 @@ struct Station {
 #[derive(Debug, Clone, Copy)]
 struct Tx {
     to: Sta,
-    ack: bool,
+    kind: Frame,
+    /// End of the exchange announced by an RTS or CTS (bystanders' NAV).
+    nav: Time,
     ok: bool,
     fer: bool,
 }
@@ -232,6 +270,9 @@ impl Medium {
                 gen: 0,
                 cw: params.cw_min,
                 attempts: 0,
+                long_attempts: 0,
+                nav_on: false,
+                nav_until: 0,
                 delivered: false,
                 last_fail_fer: false,
                 eifs: false,

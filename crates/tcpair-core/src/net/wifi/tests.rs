@@ -8,8 +8,17 @@ use crate::engine::{EventQueue, Time, SEC};
 /// Run stations `senders` (each always backlogged towards `to`) for `dur`;
 /// returns packets delivered per sender and the medium.
 fn saturate(pos: Vec<(f64, f64)>, senders: &[(u16, u16)], dur: Time) -> (Vec<u64>, Medium) {
+    saturate_with(WifiParams::default(), pos, senders, dur)
+}
+
+fn saturate_with(
+    p: WifiParams,
+    pos: Vec<(f64, f64)>,
+    senders: &[(u16, u16)],
+    dur: Time,
+) -> (Vec<u64>, Medium) {
     let n = pos.len();
-    let mut m = Medium::new("t", WifiParams::default(), (0..n as u32).collect(), pos, 7);
+    let mut m = Medium::new("t", p, (0..n as u32).collect(), pos, 7);
     let mut q: EventQueue<MacEv> = EventQueue::new();
     let mut out = Vec::new();
     let mut got = vec![0u64; n];
@@ -84,4 +93,36 @@ fn frame_times_follow_the_parameters() {
     assert_eq!(p.ack_time(), 304_000);
     // EIFS: SIFS + ACK at 1 Mb/s + DIFS.
     assert_eq!(p.eifs(), 364_000);
+}
+
+/// With RTS/CTS the closed form adds RTS + SIFS + CTS + SIFS per frame.
+#[test]
+fn one_saturated_station_with_rts_cts_matches_the_closed_form() {
+    let p = WifiParams {
+        rts_cts: true,
+        ..WifiParams::default()
+    };
+    let per_frame = (p.difs + p.rts_time() + 3 * p.sifs + 2 * p.ack_time() + p.data_time(1000))
+        as f64
+        + f64::from(p.cw_min) / 2.0 * p.slot as f64;
+    let expect_bps = 8000.0 * SEC as f64 / per_frame;
+    let (got, m) = saturate_with(p, vec![(0.0, 0.0), (200.0, 0.0)], &[(0, 1)], 20 * SEC);
+    let bps = got[0] as f64 * 8000.0 / 20.0;
+    eprintln!("one saturated station, RTS/CTS: {bps} b/s, closed form {expect_bps} b/s");
+    assert!(
+        (bps - expect_bps).abs() / expect_bps < 0.05,
+        "{bps} {expect_bps}"
+    );
+    assert_eq!(m.collisions, 0);
+}
+
+#[test]
+fn rts_cts_runs_hidden_senders_without_losing_packets_for_ever() {
+    let p = WifiParams {
+        rts_cts: true,
+        ..WifiParams::default()
+    };
+    let hidden = vec![(0.0, 0.0), (200.0, 0.0), (400.0, 0.0), (600.0, 0.0)];
+    let (got, _) = saturate_with(p, hidden, &[(0, 1), (3, 2)], 5 * SEC);
+    assert!(got[0] > 100 && got[3] > 100, "{got:?}");
 }
