@@ -25,3 +25,21 @@ pub fn shipped(name: &str) -> String {
     let p = format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
+
+/// A static 802.11b chain of `hops` hops (stations 200 m apart, defaults of
+/// docs/wifi.md) carrying one bulk TCP flow from the first node to the last.
+pub fn wifi_chain(hops: usize, duration: f64) -> Value {
+    let nodes: Vec<Value> = (0..=hops)
+        .map(|i| json!({"name": format!("n{i}")}))
+        .collect();
+    let stations: Vec<Value> = (0..=hops)
+        .map(|i| json!({"node": format!("n{i}"), "x": 200.0 * i as f64, "y": 0.0}))
+        .collect();
+    json!({
+        "run": {"duration": duration, "warmup": 5.0, "seed": 1},
+        "nodes": nodes,
+        "media": [{"name": "chain", "kind": "wifi", "stations": stations}],
+        "flows": [{"name": "tcp", "src": "n0", "dst": format!("n{hops}"), "variant": "newreno",
+                   "packet_size": 1000, "window": 32}]
+    })
+}

@@ -368,3 +368,50 @@ fn a_pr_variant_keeps_its_detector() {
         "variant \"pr_star\" already selects the detector \"pr\"",
     );
 }
+
+fn wifi_error(edit: impl FnOnce(&mut Value)) -> String {
+    let mut v = wifi_chain(3, 10.0);
+    edit(&mut v);
+    error_of(&v)
+}
+
+#[test]
+fn wifi_medium_bad_input() {
+    let e = wifi_error(|v| v["media"][0]["stations"][3]["x"] = json!(2000.0));
+    eprintln!("{e}");
+    assert!(
+        e.starts_with("media.chain.stations[3]") && e.contains("no station within tx_range"),
+        "{e}"
+    );
+    let e = wifi_error(|v| v["media"][0]["stations"][1]["y"] = json!(-5.0));
+    eprintln!("{e}");
+    assert!(
+        e.starts_with("media.chain.stations[1].y") && e.contains(">= 0"),
+        "{e}"
+    );
+    let e = wifi_error(|v| v["media"][0]["data_rate"] = json!("54Mb"));
+    eprintln!("{e}");
+    assert!(
+        e.starts_with("media.chain.data_rate") && e.contains("unsupported"),
+        "{e}"
+    );
+    let e = wifi_error(|v| {
+        v["media"][0]["stations"] = json!([{"node": "n0", "x": 0.0}]);
+        v["flows"][0]["dst"] = json!("n0");
+    });
+    eprintln!("{e}");
+    assert!(
+        e.starts_with("media.chain.stations") && e.contains("at least two"),
+        "{e}"
+    );
+    // Two pairs out of range of each other: each station has a neighbour,
+    // but no route joins the ends.
+    let e = wifi_error(|v| {
+        v["media"][0]["stations"][2]["x"] = json!(1000.0);
+        v["media"][0]["stations"][3]["x"] = json!(1200.0);
+    });
+    eprintln!("{e}");
+    assert!(e.starts_with("flows.tcp") && e.contains("no route"), "{e}");
+    let e = wifi_error(|v| v["media"][0]["kind"] = json!("lte"));
+    assert!(e.starts_with("media.chain.kind"), "{e}");
+}

@@ -311,6 +311,17 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
                 ("oracle", vec![("flows.tcp1.tcp.detector", json!("oracle"))]),
             ],
         ),
+        // The 802.11b chain: plain, and with 2% packet loss after the MAC.
+        "wifi_chain.toml" => (
+            vec![],
+            vec![
+                ("plain", vec![]),
+                (
+                    "loss2",
+                    vec![("media.chain.loss", json!({"model": "uniform", "p": 0.02}))],
+                ),
+            ],
+        ),
         other => panic!("no snapshot matrix for {other}"),
     }
 }
@@ -520,4 +531,9 @@ fn pr_dumbbell() {
 #[test]
 fn lda_mixed() {
     check("lda_mixed.toml");
+}
+
+#[test]
+fn wifi_chain() {
+    check("wifi_chain.toml");
 }

@@ -12,6 +12,9 @@ pub enum DropCauseKind {
     Corruption,
     /// The link was in an outage (e.g. handoff blackout).
     Outage,
+    /// A shared medium's MAC gave up at its retry limit after collisions
+    /// or lost MAC ACKs (IEEE 802.11-1999 §9.2.4): congestion of the medium.
+    Contention,
 }
 
 impl DropCauseKind {
@@ -20,17 +23,21 @@ impl DropCauseKind {
             DropCauseKind::Queue => "queue",
             DropCauseKind::Corruption => "corruption",
             DropCauseKind::Outage => "outage",
+            DropCauseKind::Contention => "contention",
         }
     }
 
     /// The cause of the loss in a detector's terms: wireless when the packet
     /// was lost on a wireless link by corruption or an outage; congestion
-    /// for a queue overflow anywhere and for corruption on a wired link (the
+    /// for a queue overflow or a MAC contention drop anywhere (both are
+    /// too many packets for the capacity: queues or the shared medium) and for corruption on a wired link (the
     /// papers' "wireline" losses). The `oracle` detector and the accuracy
     /// figures use this one rule.
     pub fn loss_cause(self, link: LinkKind) -> Cause {
         match (self, link) {
-            (DropCauseKind::Queue, _) | (_, LinkKind::Wired) => Cause::Congestion,
+            (DropCauseKind::Queue | DropCauseKind::Contention, _) | (_, LinkKind::Wired) => {
+                Cause::Congestion
+            }
             (_, LinkKind::Wireless) => Cause::Wireless,
         }
     }

@@ -44,6 +44,9 @@ pub struct LinkDir {
     pub queue_limit: u32,
     pub kind: LinkKind,
     pub pipeline: Pipeline,
+    /// `(medium, from station, to station)` when this hop is on a shared
+    /// medium (`wifi`): the medium's MAC, not this line, carries the packet.
+    pub medium: Option<(u32, u16, u16)>,
     /// Finish times of accepted packets whose transmission has not ended.
     /// Front is the packet on the wire (if its start has passed).
     departures: VecDeque<Time>,
@@ -79,6 +82,7 @@ impl LinkDir {
             queue_limit,
             kind,
             pipeline,
+            medium: None,
             departures: VecDeque::with_capacity(queue_limit as usize + 2),
             busy_until: 0,
             in_transit: 0,

@@ -7,6 +7,7 @@
 
 mod link;
 mod routes;
+pub mod wifi;
 
 pub use link::{Accept, LinkDir, LinkKind};
 pub use routes::{shortest_path, Routes};
@@ -38,6 +39,8 @@ pub struct Topology {
     pub dirs: Vec<LinkDir>,
     /// Link names, one per duplex link.
     pub link_names: Vec<String>,
+    /// Shared wireless media; their hops are entries of `dirs`.
+    pub media: Vec<wifi::Medium>,
 }
 
 impl Topology {

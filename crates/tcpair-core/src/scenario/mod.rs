@@ -11,6 +11,7 @@
 
 mod agents;
 mod flows;
+mod media;
 mod spec;
 mod tcp;
 mod topo;

@@ -15,6 +15,9 @@ pub struct ScenarioSpec {
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// Shared wireless media (`kind = "wifi"`), see docs/wifi.md.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<MediumSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
@@ -98,6 +101,71 @@ pub struct LinkSpec {
 
 fn default_queue() -> u32 {
     50
+}
+
+/// A shared medium: an 802.11b DCF channel among stations at fixed
+/// positions; every pair within `tx_range` is a hop.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MediumSpec {
+    pub name: String,
+    /// Only "wifi" (802.11b DCF).
+    #[serde(default = "default_medium_kind")]
+    pub kind: String,
+    /// Attached nodes (declared in `[[nodes]]`) and their positions.
+    pub stations: Vec<StationSpec>,
+    /// Data rate: 1, 2, 5.5 or 11 Mb/s.
+    #[serde(default = "default_data_rate")]
+    pub data_rate: Quantity,
+    /// Control (ACK) and PLCP rate: 1 or 2 Mb/s.
+    #[serde(default = "default_basic_rate")]
+    pub basic_rate: Quantity,
+    /// RTS/CTS exchange before every data frame, with the NAV.
+    #[serde(default)]
+    pub rts_cts: bool,
+    /// Interface queue per station, packets waiting (ns-2 IFQ default 50).
+    #[serde(default = "default_queue")]
+    pub queue: u32,
+    /// Probability a data frame that did not collide is received in error
+    /// (the MAC retries it).
+    #[serde(default)]
+    pub frame_error: f64,
+    /// Packet-level loss on every hop after the MAC (an error model, as a
+    /// link's `loss`): the wireless loss TCP sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<serde_json::Value>,
+    /// Metres.
+    #[serde(default = "default_tx_range")]
+    pub tx_range: f64,
+    /// Carrier-sense and interference range, metres.
+    #[serde(default = "default_cs_range")]
+    pub cs_range: f64,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StationSpec {
+    pub node: String,
+    /// Metres.
+    pub x: f64,
+    #[serde(default)]
+    pub y: f64,
+}
+
+fn default_medium_kind() -> String {
+    "wifi".into()
+}
+fn default_data_rate() -> Quantity {
+    Quantity::Num(11e6)
+}
+fn default_basic_rate() -> Quantity {
+    Quantity::Num(1e6)
+}
+fn default_tx_range() -> f64 {
+    250.0
+}
+fn default_cs_range() -> f64 {
+    550.0
 }
 
 /// Per-direction settings: queue override and impairments (see `impair`).

@@ -17,6 +17,7 @@ pub(super) fn build(spec: &mut ScenarioSpec) -> Result<Topology, ConfigError> {
     for (i, l) in spec.links.iter_mut().enumerate() {
         link(i, l, seed, &mut topo)?;
     }
+    super::media::build(spec, &mut topo)?;
     Ok(topo)
 }
 

@@ -19,6 +19,7 @@ mod measure;
 mod net;
 mod result;
 mod tables;
+mod wifi;
 
 pub use accuracy::Accuracy;
 pub use result::{FlowResult, PacketCounters, RunResult, Summary};
@@ -60,6 +61,11 @@ enum Ev {
     BsTimer {
         agent: u32,
     },
+    /// A timer of shared medium `medium`.
+    Mac {
+        medium: u32,
+        ev: crate::net::wifi::MacEv,
+    },
     Warmup,
     Sample,
 }
@@ -88,6 +94,7 @@ pub struct Sim {
     node_chain: Vec<Option<(u32, u32)>>,
     agent_timer_at: Vec<Option<Time>>,
     bs_out: BsOut,
+    mac_out: Vec<crate::net::wifi::MacOut>,
 }
 
 impl Sim {
@@ -144,6 +151,7 @@ impl Sim {
             agent_node,
             node_chain,
             bs_out: BsOut::default(),
+            mac_out: Vec::with_capacity(8),
         }
     }
 
@@ -200,6 +208,7 @@ impl Sim {
             Ev::SinkTimer { flow } => self.on_sink_timer(flow),
             Ev::PipeTimer { dir } => self.on_pipe_timer(dir),
             Ev::BsTimer { agent } => self.on_bs_timer(agent),
+            Ev::Mac { medium, ev } => self.on_mac(medium, ev),
             Ev::Warmup => self.on_warmup(),
             Ev::Sample => self.on_sample(),
         }

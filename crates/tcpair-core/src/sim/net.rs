@@ -30,6 +30,9 @@ impl Sim {
                 let now = self.q.now();
                 let size = p.size;
                 let d = &mut self.topo.dirs[dir as usize];
+                if let Some(m) = d.medium {
+                    return self.wifi_offer(m, dir, pkt);
+                }
                 match d.offer(now, size) {
                     Accept::ArrivesAt(t) => {
                         self.arena.get_mut(pkt).hop += 1;
