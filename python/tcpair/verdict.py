@@ -240,15 +240,6 @@ def paired_difference(
     return mean_ci(x[keep] - y[keep], confidence)
 
 
-def fmt_ci(value: float, fmt: str = ".3g") -> str:
-    """A CI half-width for display: exactly zero prints as ``0``; NaN as ``–``."""
-    if not math.isfinite(value):
-        return "–"
-    if value == 0 or abs(value) < 1e-9:
-        return "0"
-    return f"{value:{fmt}}"
-
-
 __all__ = [
     "CONFIDENCE",
     "FAILS",
@@ -262,7 +253,6 @@ __all__ = [
     "any_of",
     "below",
     "difference",
-    "fmt_ci",
     "implies",
     "mean_ci",
     "most_of",
