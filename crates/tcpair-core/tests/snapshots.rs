@@ -300,7 +300,7 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
         ),
         "pr_dumbbell.toml" => (
             vec![],
-            vec![("plain", vec![]), ("pr", every_flow_detector(10, "pr"))],
+            vec![("plain", vec![]), ("pr", every_flow_detector("pr"))],
         ),
         "lda_mixed.toml" => (
             vec![],
@@ -326,14 +326,21 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
     }
 }
 
-/// `flows.fK.tcp.detector = name` for the dumbbell's flows f0..f{n-1}.
-fn every_flow_detector(n: usize, name: &str) -> Vec<(&'static str, Value)> {
-    (0..n)
-        .map(|k| {
-            let key: &'static str = Box::leak(format!("flows.f{k}.tcp.detector").into_boxed_str());
-            (key, json!(name))
-        })
-        .collect()
+/// `flows.fK.tcp.detector = name` for each of the dumbbell's flows f0..f9.
+fn every_flow_detector(name: &str) -> Vec<(&'static str, Value)> {
+    const KEYS: [&str; 10] = [
+        "flows.f0.tcp.detector",
+        "flows.f1.tcp.detector",
+        "flows.f2.tcp.detector",
+        "flows.f3.tcp.detector",
+        "flows.f4.tcp.detector",
+        "flows.f5.tcp.detector",
+        "flows.f6.tcp.detector",
+        "flows.f7.tcp.detector",
+        "flows.f8.tcp.detector",
+        "flows.f9.tcp.detector",
+    ];
+    KEYS.iter().map(|&k| (k, json!(name))).collect()
 }
 
 /// 64-bit FNV-1a of `s`.
