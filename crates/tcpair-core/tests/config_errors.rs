@@ -415,3 +415,12 @@ fn wifi_medium_bad_input() {
     let e = wifi_error(|v| v["media"][0]["kind"] = json!("lte"));
     assert!(e.starts_with("media.chain.kind"), "{e}");
 }
+
+#[test]
+fn unknown_respond_per() {
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({ "respond_per": "episode" }),
+        "flows.tcp1.tcp.respond_per",
+        "unknown value \"episode\" (known: \"hole\", \"window\")",
+    );
+}

@@ -274,6 +274,11 @@ pub struct TcpSpec {
     /// Responder applied when the detector says wireless (`1`: restore).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub responder: Option<serde_json::Value>,
+    /// How often the responder answers within one window of data: `"hole"`
+    /// (default: each hole gets its own decision) or `"window"` (one
+    /// response per fast-retransmit episode, as a congestion response).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub respond_per: Option<String>,
     /// Alias of `detector = "eln"` (an ELN-aware sender, with the default
     /// responder 1): three duplicate ACKs with ELN -> retransmit, keep cwnd.
     #[serde(default, skip_serializing_if = "Option::is_none")]

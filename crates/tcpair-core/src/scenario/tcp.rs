@@ -6,7 +6,7 @@ use crate::engine::{secs, Time};
 use crate::error::{in_range, ConfigError};
 use crate::registry::{self, Builder, Entry};
 use crate::schemes::clrp::mh::MhConfig;
-use crate::tcp::{cc, detect, respond, Preset, TcpConfig, VARIANTS};
+use crate::tcp::{cc, detect, respond, Preset, RespondPer, TcpConfig, VARIANTS};
 
 /// The preset a flow's `variant` names.
 pub(super) fn preset(p: &str, variant: &str) -> Result<Preset, ConfigError> {
@@ -49,6 +49,7 @@ pub(super) fn config(p: &str, f: &FlowSpec, preset: Preset) -> Result<TcpConfig,
                 &format!("{path}.responder"),
             )?,
         },
+        respond_per: respond_per(&path, t)?,
         window: f.window,
         packet_size: f.packet_size,
         initial_cwnd: t.initial_cwnd.unwrap_or(d.initial_cwnd),
@@ -153,6 +154,19 @@ fn detector(
             ),
         )),
         _ => Ok(det),
+    }
+}
+
+/// `tcp.respond_per`: `"hole"` (default) or `"window"`.
+fn respond_per(path: &str, t: &TcpSpec) -> Result<RespondPer, ConfigError> {
+    match t.respond_per.as_deref() {
+        None => Ok(RespondPer::Hole),
+        Some(v) => RespondPer::parse(v).ok_or_else(|| {
+            err(
+                format!("{path}.respond_per"),
+                format!("unknown value {v:?} (known: {})", RespondPer::NAMES),
+            )
+        }),
     }
 }
 

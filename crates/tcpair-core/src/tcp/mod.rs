@@ -57,6 +57,33 @@ pub enum Recovery {
     Sack,
 }
 
+/// How often the responder answers within one window of data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RespondPer {
+    /// Each hole gets its own decision; a wireless response leaves
+    /// `recover` alone (the ELN-aware sender of Chen et al. 2002).
+    Hole,
+    /// One response per fast-retransmit episode: a wireless response moves
+    /// `recover` as a congestion response does, and the holes after it in
+    /// the same window are repaired by the recovery mechanics without a new
+    /// decision (Park et al. 2010, §4: "TCP's fast recovery [reacts] like
+    /// the responding method when FR/FRs are triggered").
+    Window,
+}
+
+impl RespondPer {
+    /// The scenario spellings, for messages.
+    pub const NAMES: &'static str = "\"hole\", \"window\"";
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "hole" => Some(Self::Hole),
+            "window" => Some(Self::Window),
+            _ => None,
+        }
+    }
+}
+
 /// What a `variant` name selects: recovery mechanics and a congestion op.
 #[derive(Debug, Clone, Copy)]
 pub struct Preset {
@@ -168,6 +195,8 @@ pub struct TcpConfig {
     pub detector: Box<dyn Detector>,
     /// Sets cwnd and ssthresh when the detector says wireless.
     pub responder: Box<dyn Responder>,
+    /// How often a wireless response may be made (`tcp.respond_per`).
+    pub respond_per: RespondPer,
     /// Window limit in packets (ns-2 `window_`): the sender never has more
     /// than `min(cwnd, window)` packets outstanding.
     pub window: u32,
@@ -202,6 +231,7 @@ impl Default for TcpConfig {
             cc: Box::new(cc::reno::Reno),
             detector: Box::new(detect::none::NoDetector),
             responder: respond::default_responder(),
+            respond_per: RespondPer::Hole,
             window: 20,
             packet_size: 1000,
             initial_cwnd: 1.0,

@@ -13,14 +13,17 @@
 //!
 //! A congestion response is made only if the ACK is not a duplicate of data
 //! sent before the last congestion response (RFC 6582 §3.2 step 2, ns-2
-//! `bug_fix_`); a wireless one only once per hole.
+//! `bug_fix_`); a wireless one only once per hole, and with
+//! `tcp.respond_per = "window"` under the same gate as a congestion one.
 
 use super::TcpSender;
 use crate::engine::Time;
 use crate::tcp::cc::LossCtx;
 use crate::tcp::detect::Query;
 use crate::tcp::respond::{Response, ResponseQuery};
-use crate::tcp::{AckInfo, Cause, Decision, Recovery, RecoveryEvent, SenderOutput, Window};
+use crate::tcp::{
+    AckInfo, Cause, Decision, Recovery, RecoveryEvent, RespondPer, SenderOutput, Window,
+};
 
 impl TcpSender {
     /// A fast-retransmit trigger on `ack`: decide, act, record.
@@ -50,6 +53,7 @@ impl TcpSender {
         let (after, window_cut) = match response {
             Response::Own if !self.may_enter_recovery() => return,
             Response::Set(_) if self.wireless_rxmit == Some(seq) => return,
+            Response::Set(_) if self.per_window() && !self.may_enter_recovery() => return,
             Response::Own => (own, true),
             Response::Set(w) => (w, w.cwnd < before.cwnd),
         };
@@ -73,6 +77,11 @@ impl TcpSender {
                 self.wireless_fr(now, w, out);
             }
         }
+    }
+
+    /// One response per fast-retransmit episode (`tcp.respond_per = "window"`).
+    pub(super) fn per_window(&self) -> bool {
+        self.cfg.respond_per == RespondPer::Window
     }
 
     /// TCP's own response to a loss found now: the congestion op's

@@ -14,7 +14,9 @@ use super::*;
 use crate::engine::MS;
 use crate::registry::{Builder, Entry};
 use crate::tcp::respond::table1::SS_THRESH_BYTES;
-use crate::tcp::{detect, respond, Cause, Decision, Recovery, RecoveryEvent, TcpConfig, Window};
+use crate::tcp::{
+    detect, respond, Cause, Decision, Recovery, RecoveryEvent, RespondPer, TcpConfig, Window,
+};
 
 /// The registry entry `name`, built with no parameters.
 fn part<T: ?Sized>(entries: &[Entry<Builder<T>>], name: &str) -> Box<T> {
@@ -311,4 +313,35 @@ fn timeouts_record_the_window_before_and_after() {
             ssthresh: 5.0
         }
     );
+}
+
+/// Two holes in one window (segments 1 and 5 lost), NewReno, every fast
+/// retransmit answered by responder 22 (cwnd = ssthresh = TCP's halving).
+/// Per hole, the partial ACK for 5 ends the wireless recovery and the three
+/// DUPACKs for 5 bring a second decision: the window is halved twice. Per
+/// window, the partial ACK retransmits 5 inside the one episode (ssthresh
+/// stays at the first halving of 10 segments: 5), as
+/// NewReno's own response does: one decision, one halving.
+#[test]
+fn respond_per_hole_or_window() {
+    let run = |per: RespondPer| {
+        let mut s = sender(Recovery::NewReno, "always_wireless", "22");
+        s.cfg.respond_per = per;
+        let mut o = to_trigger(&mut s, |a| a);
+        let mut decisions = fast_retransmits(&o);
+        // The retransmitted 1 arrives: ACK 5 (partial), then 5 is missing.
+        o.clear();
+        s.on_ack(200 * MS, &ack(5, 0), &mut o);
+        decisions += fast_retransmits(&o);
+        let partial_rxmit = o.segs.iter().any(|g| g.seq == 5);
+        for i in 1..=3 {
+            o.clear();
+            s.on_ack((200 + i) * MS, &ack(5, 0), &mut o);
+            decisions += fast_retransmits(&o);
+        }
+        (decisions, partial_rxmit, s.ssthresh())
+    };
+    // Per hole: the second halving is of the flight 5..10 (6 segments): 3.
+    assert_eq!(run(RespondPer::Hole), (2, false, 3.0));
+    assert_eq!(run(RespondPer::Window), (1, true, 5.0));
 }

@@ -123,6 +123,11 @@ impl TcpSender {
         let seq = self.snd_una;
         self.wireless_rxmit = Some(seq);
         self.recovery_point = Some(self.max_sent - 1);
+        if self.per_window() {
+            // The episode's end, as after a congestion response: the window's
+            // later holes are repaired under this one response.
+            self.recover = self.recovery_point;
+        }
         self.lt_sent = 0;
         self.rtt_seq = None;
         self.ssthresh = w.ssthresh;
