@@ -75,6 +75,13 @@ impl RespondPer {
     /// The scenario spellings, for messages.
     pub const NAMES: &'static str = "\"hole\", \"window\"";
 
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Hole => "hole",
+            Self::Window => "window",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "hole" => Some(Self::Hole),
