@@ -100,7 +100,7 @@ def run_cmd(
 
 
 def _print_result(result: Any) -> None:
-    from tcpair.runview import flow_columns
+    from tcpair.runview import flow_columns, mac_line
 
     summary, flows = result.summary, result.raw.get("flows", [])
     cols = flow_columns(result.scenario, flows)
@@ -119,6 +119,8 @@ def _print_result(result: Any) -> None:
         f"Jain fairness {_fmt(summary.get('jain_fairness'))} · packets sent {pk.get('sent')}, "
         f"delivered {pk.get('delivered')}, dropped {pk.get('dropped')}"
     )
+    if mac := mac_line(summary):
+        con.print(mac)
 
 
 @cli.command("validate")

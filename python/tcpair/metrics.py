@@ -74,6 +74,14 @@ RUN_METRICS: Mapping[str, tuple[str, str]] = {
     "run_packets_absorbed": ("packets discarded by BS agents", "packets"),
     "run_packets_in_flight": ("packets in flight at the end", "packets"),
     "run_delivered_data_packets": ("data packets delivered (all flows)", "packets"),
+    # 802.11 media only (docs/wifi.md), over the measurement window.
+    "run_mac_data_frames": ("802.11 data frames sent (tries and retries)", "frames"),
+    "run_mac_retries": ("802.11 data frame retries", "frames"),
+    "run_mac_collisions": ("802.11 frames lost to collisions", "frames"),
+    "run_mac_frame_errors": ("802.11 data frames lost to frame errors", "frames"),
+    "run_mac_contention_drops": ("802.11 retry-limit drops after collisions", "packets"),
+    "run_mac_frame_error_drops": ("802.11 retry-limit drops after frame errors", "packets"),
+    "run_mac_queue_drops": ("802.11 interface-queue drops", "packets"),
 }
 
 SERIES_METRICS: Mapping[str, tuple[str, str]] = {

@@ -83,6 +83,26 @@ def flow_columns(scenario: Mapping[str, Any], flows: list[dict[str, Any]]) -> li
     return cols
 
 
+MAC_FIELDS = [
+    ("data_frames", "data frames"),
+    ("retries", "retries"),
+    ("collisions", "collisions"),
+    ("frame_errors", "frame errors"),
+    ("contention_drops", "retry-limit drops (contention)"),
+    ("frame_error_drops", "retry-limit drops (frame error)"),
+    ("queue_drops", "interface-queue drops"),
+]
+
+
+def mac_line(summary: Mapping[str, Any]) -> str:
+    """The 802.11 media's counters after the warm-up, or '' for a run without a medium."""
+    mac = summary.get("mac")
+    if not isinstance(mac, Mapping):
+        return ""
+    parts = ", ".join(f"{label} {mac.get(k, 0)}" for k, label in MAC_FIELDS)
+    return f"802.11 MAC after the warm-up: {parts}"
+
+
 @contextlib.contextmanager
 def running(console: Console, what: str, duration: Any) -> Iterator[None]:
     """A spinner with the elapsed time while the core runs (terminals only)."""

@@ -11,6 +11,7 @@ impl Sim {
         for f in &mut self.flows {
             f.start_measuring();
         }
+        self.mac_at_warmup = self.mac_total().unwrap_or_default();
     }
 
     pub(super) fn on_sample(&mut self) {

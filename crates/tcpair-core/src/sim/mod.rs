@@ -95,6 +95,8 @@ pub struct Sim {
     agent_timer_at: Vec<Option<Time>>,
     bs_out: BsOut,
     mac_out: Vec<crate::net::wifi::MacOut>,
+    /// The media's counters at the end of the warm-up.
+    mac_at_warmup: crate::net::wifi::MacCounters,
 }
 
 impl Sim {
@@ -152,6 +154,7 @@ impl Sim {
             node_chain,
             bs_out: BsOut::default(),
             mac_out: Vec::with_capacity(8),
+            mac_at_warmup: Default::default(),
         }
     }
 

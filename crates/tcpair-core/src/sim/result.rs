@@ -7,6 +7,7 @@ use super::flow::FlowState;
 use super::{tables, Sim};
 use crate::engine::{to_secs, Time};
 use crate::metrics::jain_fairness;
+use crate::net::wifi::MacCounters;
 use crate::schemes::{clrp, syndrome};
 use crate::tcp::detect;
 use serde::Serialize;
@@ -126,6 +127,10 @@ pub struct Summary {
     /// definition when no flow has a detector).
     #[serde(flatten)]
     pub accuracy: Accuracy,
+    /// The 802.11 media's counters over the measurement window (runs with a
+    /// `[[media]]` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mac: Option<MacCounters>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -296,6 +301,7 @@ impl RunResult {
                 jain_fairness: jain_fairness(&goodputs),
                 packets,
                 accuracy: pooled_accuracy(&flows),
+                mac: sim.mac_measured(),
             },
             flows,
             drops: tables::drops(sim),

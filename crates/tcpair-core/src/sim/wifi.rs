@@ -4,11 +4,28 @@
 
 use super::{Ev, Sim};
 use crate::metrics::DropCauseKind;
-use crate::net::wifi::{MacEv, MacFail, MacOut};
+use crate::net::wifi::{MacCounters, MacEv, MacFail, MacOut};
 use crate::net::DirId;
 use crate::packet::PktRef;
 
 impl Sim {
+    /// Every medium's counters summed, or None when the scenario has none.
+    pub(super) fn mac_total(&self) -> Option<MacCounters> {
+        if self.topo.media.is_empty() {
+            return None;
+        }
+        let mut t = MacCounters::default();
+        for m in &self.topo.media {
+            t.add(&m.stats);
+        }
+        Some(t)
+    }
+
+    /// The media's counters over the measurement window (after the warm-up).
+    pub(super) fn mac_measured(&self) -> Option<MacCounters> {
+        self.mac_total().map(|t| t.since(&self.mac_at_warmup))
+    }
+
     /// Offer `pkt` to hop `dir` of medium `m` (stations `a` -> `b`).
     /// Returns false if the station's interface queue dropped it.
     pub(super) fn wifi_offer(

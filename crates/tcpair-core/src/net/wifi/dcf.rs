@@ -27,7 +27,7 @@ impl Medium {
         let limit = self.params.queue as usize;
         let st = &mut self.sta[s as usize];
         if st.queue.len() > limit {
-            self.queue_drops += 1;
+            self.stats.queue_drops += 1;
             return false;
         }
         st.queue.push_back(Queued { pkt, dir, to, size });
@@ -128,8 +128,14 @@ impl Medium {
     }
 
     pub(super) fn send_data(&mut self, now: Time, s: Sta, out: &mut Vec<MacOut>) {
-        let head = *self.sta[s as usize].queue.front().expect("contending");
-        self.sta[s as usize].state = State::TxData;
+        let st = &mut self.sta[s as usize];
+        let head = *st.queue.front().expect("contending");
+        st.state = State::TxData;
+        self.stats.data_frames += 1;
+        if st.data_tries > 0 {
+            self.stats.retries += 1;
+        }
+        st.data_tries += 1;
         let d = self.params.data_time(head.size);
         self.start_tx(now, s, head.to, d, Frame::Data, 0, out);
     }
@@ -158,12 +164,12 @@ impl Medium {
                 }
                 if t.ok && (t.to == s || self.near[s as usize * n + t.to as usize]) {
                     t.ok = false;
-                    self.collisions += 1;
+                    self.stats.collisions += 1;
                 }
             }
         }
         if !ok {
-            self.collisions += 1;
+            self.stats.collisions += 1;
         }
         self.tx[s as usize] = Some(Tx {
             to,
@@ -193,6 +199,7 @@ impl Medium {
         {
             t.ok = false;
             t.fer = true;
+            self.stats.frame_errors += 1;
         }
         if t.ok && matches!(t.kind, Frame::Rts | Frame::Cts) {
             self.set_navs(now, s, t, out);
@@ -275,11 +282,12 @@ impl Medium {
         if !st.delivered {
             let head = st.queue.front().expect("in service");
             let why = if st.last_fail_fer {
+                self.stats.frame_error_drops += 1;
                 MacFail::FrameError
             } else {
+                self.stats.contention_drops += 1;
                 MacFail::Contention
             };
-            self.retry_drops += 1;
             out.push(MacOut::Drop(head.pkt, head.dir, why));
         }
         self.next_packet(now, s, out);
@@ -293,6 +301,7 @@ impl Medium {
         st.cw = cw_min;
         st.attempts = 0;
         st.long_attempts = 0;
+        st.data_tries = 0;
         st.delivered = false;
         st.gen = st.gen.wrapping_add(1);
         if st.queue.is_empty() {

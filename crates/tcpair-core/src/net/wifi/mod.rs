@@ -130,6 +130,55 @@ pub enum MacEv {
     NavEnd { sta: Sta },
 }
 
+/// What a medium did, summed over its stations: the MAC's own view of the
+/// losses TCP sees as drops (`contention`, `corruption`, `queue` causes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MacCounters {
+    /// Data frames put on the air, first attempts and retries.
+    pub data_frames: u64,
+    /// Data frames that were retries of a frame sent before.
+    pub retries: u64,
+    /// Frames (of any kind) lost at their receiver to an overlapping
+    /// transmission.
+    pub collisions: u64,
+    /// Data frames that did not collide but hit the frame error model.
+    pub frame_errors: u64,
+    /// Packets dropped at the retry limit, the last attempt lost to a
+    /// collision or a lost ACK (drop cause `contention`).
+    pub contention_drops: u64,
+    /// Packets dropped at the retry limit, the last attempt lost to the frame
+    /// error model (drop cause `corruption`).
+    pub frame_error_drops: u64,
+    /// Packets refused by a full interface queue (drop cause `queue`).
+    pub queue_drops: u64,
+}
+
+impl MacCounters {
+    /// The counts since `earlier` (the end of the warm-up).
+    pub fn since(&self, earlier: &MacCounters) -> MacCounters {
+        MacCounters {
+            data_frames: self.data_frames - earlier.data_frames,
+            retries: self.retries - earlier.retries,
+            collisions: self.collisions - earlier.collisions,
+            frame_errors: self.frame_errors - earlier.frame_errors,
+            contention_drops: self.contention_drops - earlier.contention_drops,
+            frame_error_drops: self.frame_error_drops - earlier.frame_error_drops,
+            queue_drops: self.queue_drops - earlier.queue_drops,
+        }
+    }
+
+    /// The sum of two media's counts.
+    pub fn add(&mut self, o: &MacCounters) {
+        self.data_frames += o.data_frames;
+        self.retries += o.retries;
+        self.collisions += o.collisions;
+        self.frame_errors += o.frame_errors;
+        self.contention_drops += o.contention_drops;
+        self.frame_error_drops += o.frame_error_drops;
+        self.queue_drops += o.queue_drops;
+    }
+}
+
 /// Why the MAC gave up on a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MacFail {
@@ -189,6 +238,8 @@ struct Station {
     attempts: u32,
     /// Data attempts after a CTS (the long retry count).
     long_attempts: u32,
+    /// Data frames sent for the head packet (to count retries).
+    data_tries: u32,
     /// Virtual carrier sense (§9.2.5.4): counted in `busy` while on.
     nav_on: bool,
     nav_until: Time,
@@ -231,9 +282,7 @@ pub struct Medium {
     hear: Vec<bool>,
     sta: Vec<Station>,
     tx: Vec<Option<Tx>>,
-    pub queue_drops: u64,
-    pub collisions: u64,
-    pub retry_drops: u64,
+    pub stats: MacCounters,
 }
 
 impl Medium {
@@ -271,6 +320,7 @@ impl Medium {
                 cw: params.cw_min,
                 attempts: 0,
                 long_attempts: 0,
+                data_tries: 0,
                 nav_on: false,
                 nav_until: 0,
                 delivered: false,
@@ -292,9 +342,7 @@ impl Medium {
             hear,
             sta,
             tx: vec![None; n],
-            queue_drops: 0,
-            collisions: 0,
-            retry_drops: 0,
+            stats: MacCounters::default(),
         }
     }
 

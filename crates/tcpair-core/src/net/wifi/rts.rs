@@ -81,7 +81,7 @@ impl Medium {
         }
         if !st.delivered {
             let head = st.queue.front().expect("in service");
-            self.retry_drops += 1;
+            self.stats.contention_drops += 1;
             out.push(MacOut::Drop(head.pkt, head.dir, MacFail::Contention));
         }
         self.next_packet(now, s, out);

@@ -68,7 +68,7 @@ fn one_saturated_station_matches_the_closed_form() {
     eprintln!("one saturated station: {bps} b/s, closed form {expect_bps} b/s");
     assert!(err < 0.05, "{bps} vs closed form {expect_bps} ({err})");
     assert!((expect_bps - 4.94e6).abs() < 0.01e6, "{expect_bps}");
-    assert_eq!(m.collisions, 0);
+    assert_eq!(m.stats.collisions, 0);
 }
 
 #[test]
@@ -78,10 +78,10 @@ fn hidden_senders_collide_at_the_receiver_and_far_ones_do_not() {
     // hidden terminal. With C at 800 m nothing overlaps.
     let hidden = vec![(0.0, 0.0), (200.0, 0.0), (600.0, 0.0), (800.0, 0.0)];
     let (got_h, m) = saturate(hidden, &[(0, 1), (2, 3)], 5 * SEC);
-    assert!(m.collisions > 0);
+    assert!(m.stats.collisions > 0);
     let far = vec![(0.0, 0.0), (200.0, 0.0), (800.0, 0.0), (1000.0, 0.0)];
     let (got_f, m) = saturate(far, &[(0, 1), (2, 3)], 5 * SEC);
-    assert_eq!(m.collisions, 0);
+    assert_eq!(m.stats.collisions, 0);
     assert!(got_h[0] < got_f[0], "{got_h:?} {got_f:?}");
 }
 
@@ -113,7 +113,7 @@ fn one_saturated_station_with_rts_cts_matches_the_closed_form() {
         (bps - expect_bps).abs() / expect_bps < 0.05,
         "{bps} {expect_bps}"
     );
-    assert_eq!(m.collisions, 0);
+    assert_eq!(m.stats.collisions, 0);
 }
 
 #[test]
