@@ -408,3 +408,27 @@ def test_sender_parts_from_cli_and_api(cli, tmp_path: Path) -> None:
     assert set(frs["true_verdict"]) <= {"wireless", ""}
     assert (frs["cwnd_after"] == 1.0).all() and (frs["ssthresh_after"] == 1.0).all()
     assert res.flows.iloc[0]["wireless_frs"] == len(frs)
+
+
+def test_wifi_mac_counters_from_cli_and_sweep(cli, tmp_path: Path) -> None:
+    """A run over the 802.11 chain shows the MAC's counters (a line in ``tcpair run``,
+    ``summary.mac`` in the API, ``run_mac_*`` columns in a sweep); a wired run none."""
+    wifi = str(scenario_path("wifi_chain"))
+    code, out, err = cli(
+        "run", wifi, "--set", "run.duration=10", "--set", "flows.tcp1.tcp.respond_per=window"
+    )
+    assert code == 0, err
+    assert "802.11 MAC after the warm-up: data frames" in out
+    r = tcpair.run(wifi, overrides=["run.duration=10"])
+    mac = r.summary["mac"]
+    assert mac["data_frames"] > mac["retries"] > 0 and mac["collisions"] > 0
+    assert "mac" not in tcpair.run(CLRP, overrides=[SHORT]).summary
+    sweep = {
+        "name": "mac",
+        "scenario": wifi,
+        "seeds": 1,
+        "set": {"run.duration": 10.0},
+        "axis": [{"name": "window", "param": "flows.tcp1.window", "values": [2, 8]}],
+    }
+    res = tcpair.sweep(sweep, tmp_path / "s", jobs=1, progress=False)
+    assert (res.runs["run_mac_data_frames"] > 0).all()
