@@ -322,8 +322,30 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
                 ),
             ],
         ),
+        // Park et al. 2010's chain: TCP's own response, and every fast
+        // retransmit answered by responders 1 and 21 once per episode, with 3%
+        // packet loss on 3 hops.
+        "respond_chain.toml" => (
+            vec![("run.warmup", json!(5.0))],
+            vec![
+                ("plain", vec![]),
+                ("w_r1", respond_w("1")),
+                ("w_r21", respond_w("21")),
+            ],
+        ),
         other => panic!("no snapshot matrix for {other}"),
     }
+}
+
+/// The respond_chain scenario as the W group runs it: 3 hops, 3% loss, every
+/// fast retransmit answered by `responder`.
+fn respond_w(responder: &str) -> Vec<(&'static str, Value)> {
+    vec![
+        ("flows.tcp1.dst", json!("n3")),
+        ("media.chain.loss.p", json!(0.03)),
+        ("flows.tcp1.tcp.detector", json!("always_wireless")),
+        ("flows.tcp1.tcp.responder", json!(responder)),
+    ]
 }
 
 /// `flows.fK.tcp.detector = name` for each of the dumbbell's flows f0..f9.
@@ -543,4 +565,9 @@ fn lda_mixed() {
 #[test]
 fn wifi_chain() {
     check("wifi_chain.toml");
+}
+
+#[test]
+fn respond_chain() {
+    check("respond_chain.toml");
 }
