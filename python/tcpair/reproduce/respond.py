@@ -79,11 +79,13 @@ def at_most(iv: Interval, threshold: float) -> str:
     return {HOLDS: FAILS, FAILS: HOLDS}.get(above(iv, threshold), INCONCLUSIVE)
 
 
+METHOD_ORDER = (BASE, *FIFTEEN, ADAPTIVE)
+
+
 def methods_in(g: pd.DataFrame) -> list[str]:
     """The methods of the runs, in Table 1's order (adaptive last)."""
     have = set(g["method"])
-    order = [BASE, *FIFTEEN, ADAPTIVE]
-    return [m for m in order if m in have]
+    return [m for m in METHOD_ORDER if m in have]
 
 
 def bars(g: pd.DataFrame, by: str, ref: str = BASE) -> pd.DataFrame:
@@ -197,6 +199,7 @@ __all__ = [
     "AVOIDANCE",
     "BASE",
     "FIFTEEN",
+    "METHOD_ORDER",
     "SLOW_START",
     "at_most",
     "bar_parts",
