@@ -443,8 +443,10 @@ def analyse(ctx: Context) -> Analysis:
         else ""
     )
     intro = (
-        "Park et al. 2010 measured on a 5-hop IEEE 802.11 chain in QualNet; until tcpair has "
-        "that chain we run point-to-point wired-cum-wireless paths (scenarios/lda_mixed.toml): "
+        "Park et al. 2010 measured on a 5-hop IEEE 802.11 chain in QualNet; we run "
+        "point-to-point wired-cum-wireless paths (scenarios/lda_mixed.toml; the chain serves "
+        "the responding methods, respond-w and respond-c, and the detectors' accuracy on it "
+        "is not run yet): "
         "s -> r -> bs -> mh with a 2 Mb/s wireless hop whose queue (buffer) overflows and "
         "whose channel loses packets (p), alone or with competing Reno flows. The measured "
         "flow is NewReno with the detector and responder 1; accuracies count its fast "
