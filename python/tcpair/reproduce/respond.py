@@ -153,7 +153,16 @@ def counts_text(g: pd.DataFrame, methods: Sequence[str], col: str = "timeouts") 
     return ", ".join(f"{m}: {mean_of(g, m, col):.0f}" for m in methods)
 
 
-def plot_panel(table: pd.DataFrame, by: str, unit: str, title: str, out: Path, stem: str) -> Figure:
+def bar_label(by: str, v: object) -> str:
+    """A legend entry: ``loss 1%``, ``5 flows``, ``1 hop``."""
+    if by == "loss":
+        return f"loss {100 * float(v):g}%"  # type: ignore[arg-type]
+    if by == "hops":
+        return f"{v} hop" + ("" if v == 1 else "s")
+    return f"{v} {by}"
+
+
+def plot_panel(table: pd.DataFrame, by: str, title: str, out: Path, stem: str) -> Figure:
     """Method on x, relative goodput (%) on y, one bar per value of ``by``, 95% whiskers."""
     from matplotlib.figure import Figure as MplFigure
 
@@ -175,7 +184,7 @@ def plot_panel(table: pd.DataFrame, by: str, unit: str, title: str, out: Path, s
             yerr=np.nan_to_num(err).clip(min=0),
             capsize=2,
             color=colors[i % len(colors)],
-            label=f"{v}{unit}",
+            label=bar_label(by, v),
         )
     ax.axhline(100, color="#333", lw=0.8)
     ax.set_xticks(x)

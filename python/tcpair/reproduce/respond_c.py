@@ -189,10 +189,10 @@ def analyse(ctx: Context) -> Analysis:
     p = panels(g, "flows", {"hops": 1}) if not g.empty else {}
     if "a" in p:
         figures.append(
-            plot_panel(p["a"], "flows", " flows", "(a) one hop, by number of flows", ctx.out, "c_a")
+            plot_panel(p["a"], "flows", "(a) one hop, by number of flows", ctx.out, "c_a")
         )
     if "b" in p:
-        figures.append(plot_panel(p["b"], "hops", " hops", "(b) by hop count", ctx.out, "c_b"))
+        figures.append(plot_panel(p["b"], "hops", "(b) by hop count", ctx.out, "c_b"))
     intro = (
         "Park et al. 2010's C group on our 802.11b chain (scenarios/respond_chain.toml): N "
         "flows from the first station, no wireless loss, every fast retransmit of every flow "

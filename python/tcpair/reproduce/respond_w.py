@@ -238,7 +238,6 @@ def analyse(ctx: Context) -> Analysis:
                 plot_panel(
                     p["a"],
                     "loss",
-                    "",
                     f"(a) one hop, by loss rate; detector {det} ({whose})",
                     ctx.out,
                     f"w_a_{det}",
@@ -249,7 +248,6 @@ def analyse(ctx: Context) -> Analysis:
                 plot_panel(
                     p["b"],
                     "hops",
-                    " hops",
                     f"(b) by hop count; detector {det} ({whose})",
                     ctx.out,
                     f"w_b_{det}",
