@@ -27,6 +27,7 @@ from tcpair._errors import (
     require_core,
 )
 from tcpair.bench import bench
+from tcpair.cli_bench import bench_cmd, ns2_check_cmd
 from tcpair.cli_common import (
     EXIT_FAILED_RUNS,
     EXIT_RUNTIME,
@@ -255,40 +256,8 @@ cli.add_command(results_cmd)
 cli.add_command(reproduce_cmd)
 
 
-@cli.command("bench")
-@click.option(
-    "--duration",
-    type=click.FloatRange(min=0, min_open=True),
-    default=3000.0,
-    show_default=True,
-    help="Simulated seconds per repeat.",
-)
-@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_cmd(duration: float, repeat: int, as_json: bool) -> None:
-    """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core."""
-    report = bench(duration=duration, repeat=repeat)
-    if as_json:
-        click.echo(json.dumps(report))
-        return
-    con = _stdout()
-    con.print(
-        f"bench: {report['scenario']}, {report['setting']}, {duration:g} s simulated, "
-        f"{repeat} repeat(s), one core"
-    )
-    for key, label in (
-        ("events_per_s", "events/s"),
-        ("delivered_per_s", "delivered data packets/s"),
-    ):
-        con.print(
-            f"  {label:>26}: best {report[key]['best']:,.0f}  median {report[key]['median']:,.0f}"
-        )
-    con.print(
-        f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
-        f"median {report['wall_s']['median']:.3f}"
-    )
-
-
+cli.add_command(bench_cmd)
+cli.add_command(ns2_check_cmd)
 cli.add_command(plot_cmd)
 
 

@@ -24,3 +24,18 @@ def chromium() -> str:
             pytest.fail(f"{msg}, and {REQUIRE_BROWSER} is set")
         pytest.skip(msg)
     return path
+
+
+REQUIRE_NS2 = "TCPAIR_REQUIRE_NS2"
+
+
+def ns2() -> str:
+    """Path of ns-2.35's ``ns``, or skip (fail under ``TCPAIR_REQUIRE_NS2``)."""
+    from tcpair.ns2 import missing_message, ns_binary
+
+    path = ns_binary()
+    if path is None:
+        if os.environ.get(REQUIRE_NS2):
+            pytest.fail(f"{missing_message()}, and {REQUIRE_NS2} is set")
+        pytest.skip(missing_message())
+    return path

@@ -1,0 +1,141 @@
+"""``tcpair bench`` (speed, alone or against ns-2.35) and ``tcpair ns2-check``
+(the cross-check of results against ns-2.35): docs/performance.md and
+docs/validation.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from tcpair.bench import bench
+from tcpair.cli_common import _stderr, _stdout
+
+
+@click.command("bench")
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=0, min_open=True),
+    default=3000.0,
+    show_default=True,
+    help="Simulated seconds per repeat.",
+)
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--vs-ns2",
+    is_flag=True,
+    help="Time whole processes of tcpair and ns-2.35 on the same scenarios, in alternation.",
+)
+@click.option(
+    "--pairs",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="With --vs-ns2: alternating pairs of runs per scenario.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_cmd(duration: float, repeat: int, vs_ns2: bool, pairs: int, as_json: bool) -> None:
+    """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core (or --vs-ns2)."""
+    if vs_ns2:
+        _bench_vs_ns2(pairs, as_json)
+        return
+    report = bench(duration=duration, repeat=repeat)
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    con = _stdout()
+    con.print(
+        f"bench: {report['scenario']}, {report['setting']}, {duration:g} s simulated, "
+        f"{repeat} repeat(s), one core"
+    )
+    for key, label in (
+        ("events_per_s", "events/s"),
+        ("delivered_per_s", "delivered data packets/s"),
+    ):
+        con.print(
+            f"  {label:>26}: best {report[key]['best']:,.0f}  median {report[key]['median']:,.0f}"
+        )
+    con.print(
+        f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
+        f"median {report['wall_s']['median']:.3f}"
+    )
+
+
+def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
+    from tcpair.ns2 import bench_vs_ns2, missing_message, ns_binary
+
+    if ns_binary() is None:
+        _stderr().print(f"bench --vs-ns2 skipped: {missing_message()}")
+        return
+    err = _stderr()
+    rows = bench_vs_ns2(pairs, progress=lambda name: err.print(f"  timing {name} ..."))
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    table = Table(title=f"tcpair run vs ns-2.35, whole processes, {pairs} alternating pairs")
+    for col in ("case", "tcpair s", "(core loop s)", "ns-2 s", "ns-2 / tcpair [min, max]"):
+        table.add_column(col, justify="left" if col == "case" else "right")
+    for r in rows:
+        table.add_row(
+            f"{r['case']}: {r['what']}",
+            f"{r['tcpair_s']:.3f}",
+            f"{r['tcpair_core_s']:.3f}",
+            f"{r['ns2_s']:.3f}",
+            f"{r['ratio_median']:.2f} [{r['ratio_min']:.2f}, {r['ratio_max']:.2f}]",
+        )
+    _stdout().print(table)
+
+
+@click.command("ns2-check")
+@click.option("--seeds", type=click.IntRange(min=2), default=10, show_default=True)
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    help="Simulated seconds per run.",
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel ns-2 processes.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the table as CSV.")
+@click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
+def ns2_check_cmd(
+    seeds: int, duration: float, jobs: int | None, csv_path: str | None, markdown: bool
+) -> None:
+    """Reno and NewReno over a lossy last hop in tcpair and in ns-2.35, many seeds each."""
+    from tcpair.ns2 import crosscheck, crosscheck_markdown, missing_message, ns_binary
+
+    if ns_binary() is None:
+        _stderr().print(f"ns2-check skipped: {missing_message()}")
+        return
+    err = _stderr()
+    df = crosscheck(
+        seeds=seeds,
+        duration=duration,
+        jobs=jobs,
+        progress=lambda d, n: err.print(f"  {d}/{n} ns-2 runs") if d % 20 == 0 or d == n else None,
+    )
+    if csv_path:
+        Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(csv_path, index=False)
+    if markdown:
+        click.echo(crosscheck_markdown(df))
+        return
+    table = Table(title=f"tcpair vs ns-2.35, one-link path, {seeds} seeds x {duration:g} s")
+    for col in ("variant", "window", "p", "goodput ns-2", "goodput tcpair", "tcpair / ns-2",
+                "timeouts ns-2 / tcpair", "outcome"):
+        table.add_column(col, justify="right")
+    for r in df.itertuples(index=False):
+        table.add_row(
+            r.variant, str(r.window), f"{r.p:g}", f"{r.goodput_kbps_ns2:.1f}",
+            f"{r.goodput_kbps_tcpair:.1f}",
+            f"{r.ratio:.3f} [{r.ratio_low:.3f}, {r.ratio_high:.3f}]",
+            f"{r.timeouts_ns2:.1f} / {r.timeouts_tcpair:.1f}",
+            f"{r.outcome} ({r.tolerance:.0%})",
+        )
+    _stdout().print(table)
+
+
+__all__ = ["bench_cmd", "ns2_check_cmd"]

@@ -1,0 +1,72 @@
+# ns-2.35 side of tcpair's cross-check and speed comparison (docs/validation.md):
+# Sun et al. 2005's one-wireless-link path, FH -- BS -- MH, one bulk TCP flow
+# FH -> MH, uniform packet loss p on BS -> MH. The tcpair side is
+# scenarios/clrp_one_link.toml with the same values.
+#
+#   ns one_link.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT
+#
+# VARIANT: reno | newreno. LIMITED_TRANSMIT: 1 (ns-2.35's default, singledup_
+# 1: a new segment on each of the first two duplicate ACKs, RFC 3042) or 0;
+# tcpair's tcp.limited_transmit. QUEUE is counted as tcpair counts it (packets
+# waiting, the one in transmission not included): ns-2's DropTail limit counts
+# the packet in transmission too, so the limit set here is QUEUE + 1.
+# ns-2 puts packetSize_ + 40 bytes (the TCP/IP header) on the wire; tcpair's
+# packet_size is the whole packet on the wire, so packetSize_ 960 here is
+# tcpair's packet_size = 1000 (goodput counts 1000 bytes per segment in both).
+# Prints one line of "key value" pairs.
+if {[llength $argv] != 7} {
+    puts stderr "usage: ns one_link.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT"
+    exit 2
+}
+lassign $argv variant p window queue duration seed limited_transmit
+
+set ns [new Simulator]
+global defaultRNG
+$defaultRNG seed $seed
+
+set fh [$ns node]
+set bs [$ns node]
+set mh [$ns node]
+$ns duplex-link $fh $bs 10Mb 10ms DropTail
+$ns duplex-link $bs $mh 2Mb 64us DropTail
+foreach {a b} [list $fh $bs $bs $fh $bs $mh $mh $bs] {
+    $ns queue-limit $a $b [expr {$queue + 1}]
+}
+
+# Loss where the packet leaves the link (after transmission and propagation),
+# as tcpair's error models act.
+set em [new ErrorModel]
+$em unit pkt
+$em set rate_ $p
+$em ranvar [new RandomVariable/Uniform]
+$em drop-target [new Agent/Null]
+$ns link-lossmodel $em $bs $mh
+
+switch -- $variant {
+    reno    { set tcp [new Agent/TCP/Reno] }
+    newreno { set tcp [new Agent/TCP/Newreno] }
+    default { puts stderr "unknown variant $variant (reno | newreno)"; exit 2 }
+}
+$tcp set window_ $window
+$tcp set packetSize_ 960
+# tcpair's default initial window is 1 segment (docs/tcp.md); ns-2.35's is 2.
+$tcp set windowInit_ 1
+$tcp set singledup_ $limited_transmit
+set sink [new Agent/TCPSink]
+$ns attach-agent $fh $tcp
+$ns attach-agent $mh $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns at 0.0 "$ftp start"
+
+proc finish {} {
+    global tcp duration
+    set segments [expr {[$tcp set ack_] + 1}]
+    puts [format "segments %d goodput_kbps %.6f retransmits %d timeouts %d" \
+        $segments [expr {$segments * 1000 * 8 / $duration / 1000.0}] \
+        [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
+    exit 0
+}
+$ns at $duration "finish"
+$ns run

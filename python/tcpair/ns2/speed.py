@@ -1,0 +1,141 @@
+"""Whole-process speed of tcpair against ns-2.35 on the same scenarios, paired.
+
+Each case is run as two processes, ``tcpair run FILE --json`` (what a user
+waits for: interpreter start, imports, the run, the tables) and ``ns SCRIPT``,
+in alternation A B A B ... so that a change of machine load falls on both. The
+ratio of each pair (ns-2 time / tcpair time) is kept; the report gives the two
+medians, the median ratio and its spread (min, max), and the core's own loop
+time (``wall_s`` of the run's JSON) beside the whole process.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tcpair.ns2 import Ns2Missing, missing_message, ns_binary, ns_command
+
+
+@dataclass(frozen=True)
+class Case:
+    """One scenario in both simulators."""
+
+    name: str
+    what: str
+    scenario: Callable[[], dict[str, Any]]
+    ns2_script: str
+    ns2_args: tuple[Any, ...]
+
+
+def _one_link(variant: str, p: float, duration: float) -> dict[str, Any]:
+    from tcpair.api import prepare
+    from tcpair.ns2 import Point, one_link_overrides
+
+    ov = one_link_overrides(Point(variant, p, 30, limited_transmit=False), duration)
+    return dict(prepare("clrp_one_link", overrides=ov, seed=1))
+
+
+def dumbbell_scenario(n: int, bandwidth_mb: float, queue: int, duration: float) -> dict[str, Any]:
+    """tcpair's side of ``dumbbell.tcl``: the same nodes, links and flows."""
+    nodes = [{"name": "r1"}, {"name": "r2"}]
+    links = [_link("bottleneck", "r1", "r2", f"{bandwidth_mb:g}Mb", "10ms", queue)]
+    flows = []
+    for i in range(n):
+        nodes += [{"name": f"s{i}"}, {"name": f"d{i}"}]
+        links += [
+            _link(f"s{i}-r1", f"s{i}", "r1", "10Mb", "1ms", 50),
+            _link(f"r2-d{i}", "r2", f"d{i}", "10Mb", "1ms", 50),
+        ]
+        flows.append(
+            {"name": f"f{i}", "src": f"s{i}", "dst": f"d{i}", "variant": "reno",
+             "packet_size": 1000, "window": 30}
+        )
+    return {
+        "description": f"{n} Reno flows over a {bandwidth_mb:g} Mb/s dumbbell (speed comparison)",
+        "run": {"duration": duration, "seed": 1},
+        "nodes": nodes,
+        "links": links,
+        "flows": flows,
+    }
+
+
+def _link(name: str, a: str, b: str, bw: str, delay: str, queue: int) -> dict[str, Any]:
+    return {"name": name, "from": a, "to": b, "bandwidth": bw, "delay": delay, "queue": queue}
+
+
+BENCH_CASES: tuple[Case, ...] = (
+    Case("reno_p0.01", "one-link path, Reno, p = 0.01, 3000 s",
+         lambda: _one_link("reno", 0.01, 3000.0), "one_link.tcl",
+         ("reno", 0.01, 30, 50, 3000.0, 1, 0)),
+    Case("reno_p0.05", "one-link path, Reno, p = 0.05, 3000 s",
+         lambda: _one_link("reno", 0.05, 3000.0), "one_link.tcl",
+         ("reno", 0.05, 30, 50, 3000.0, 1, 0)),
+    Case("dumbbell_100", "100 Reno flows, 100 Mb/s dumbbell, 60 s",
+         lambda: dumbbell_scenario(100, 100.0, 100, 60.0), "dumbbell.tcl",
+         (100, 100, 100, 60.0, 1)),
+)
+
+
+def _timed(cmd: list[str]) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:3])} failed: {proc.stderr.strip()[:300]}")
+    return wall, proc.stdout
+
+
+def bench_case(case: Case, pairs: int, workdir: Path) -> dict[str, Any]:
+    """Time ``pairs`` alternating pairs of whole processes for one case."""
+    from tcpair.tomlout import dumps
+
+    path = workdir / f"{case.name}.toml"
+    path.write_text(dumps(case.scenario()))
+    ours_cmd = [sys.executable, "-m", "tcpair", "run", str(path), "--json"]
+    theirs_cmd = ns_command(case.ns2_script, case.ns2_args)
+    ours, theirs, core = [], [], []
+    for _ in range(pairs):
+        wall, out = _timed(ours_cmd)
+        ours.append(wall)
+        core.append(float(json.loads(out)["wall_s"]))
+        theirs.append(_timed(theirs_cmd)[0])
+    ratios = [b / a for a, b in zip(ours, theirs, strict=True)]
+    return {
+        "case": case.name,
+        "what": case.what,
+        "pairs": pairs,
+        "tcpair_s": statistics.median(ours),
+        "tcpair_core_s": statistics.median(core),
+        "ns2_s": statistics.median(theirs),
+        "ratio_median": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+    }
+
+
+def bench_vs_ns2(
+    pairs: int = 10,
+    cases: Iterable[Case] = BENCH_CASES,
+    progress: Callable[[str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every case's paired timings (see the module doc); raises Ns2Missing without ns."""
+    if ns_binary() is None:
+        raise Ns2Missing(missing_message())
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tcpair-vs-ns2-") as tmp:
+        for case in cases:
+            if progress:
+                progress(case.name)
+            rows.append(bench_case(case, pairs, Path(tmp)))
+    return rows
+
+
+__all__ = ["BENCH_CASES", "Case", "bench_case", "bench_vs_ns2", "dumbbell_scenario"]

@@ -1,0 +1,124 @@
+"""The ns-2.35 harness: the scripts run, map onto the same tcpair scenario, and the
+commands skip cleanly without ns-2 (docs/validation.md)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from needs import ns2
+
+import tcpair
+from tcpair.cli import main
+from tcpair.ns2 import (
+    Point,
+    crosscheck,
+    crosscheck_markdown,
+    one_link_overrides,
+    parse_output,
+    run_ns2,
+    tcpair_one_link,
+)
+from tcpair.ns2.speed import Case, bench_vs_ns2, dumbbell_scenario
+
+
+def test_parse_output_reads_the_last_line() -> None:
+    out = "warning: something\nsegments 10 goodput_kbps 1.5 retransmits 2 timeouts 0\n"
+    assert parse_output(out) == {
+        "segments": 10.0,
+        "goodput_kbps": 1.5,
+        "retransmits": 2.0,
+        "timeouts": 0.0,
+    }
+    with pytest.raises(RuntimeError):
+        parse_output("")
+    with pytest.raises(RuntimeError):
+        parse_output("segments 10 goodput_kbps")
+
+
+def test_limited_transmit_matches_the_ns2_default_mapping() -> None:
+    """ns-2.35's singledup_ 1 (its default) is tcpair's tcp.limited_transmit = true."""
+    ns2()
+    on = run_ns2("one_link.tcl", ("newreno", 0.05, 30, 50, 60.0, 1, 1))
+    off = run_ns2("one_link.tcl", ("newreno", 0.05, 30, 50, 60.0, 1, 0))
+    assert on != off
+
+
+def test_tolerance_is_five_percent_up_to_p_5_percent() -> None:
+    assert Point("reno", 0.05, 30).tolerance() == 0.05
+    assert Point("reno", 0.06, 30).tolerance() == 0.10
+
+
+def test_tcpair_side_is_the_shipped_scenario_with_the_point_values() -> None:
+    pt = Point("newreno", 0.02, 8, limited_transmit=False, queue=19)
+    ours = tcpair_one_link(pt, 20.0, 3)
+    direct = tcpair.run("clrp_one_link", overrides=one_link_overrides(pt, 20.0), seed=3)
+    flow = direct.flows.iloc[0]
+    assert ours["goodput_kbps"] == flow["goodput_kbps"]
+    assert direct.scenario["links"][0]["queue"] == 19
+    assert direct.scenario["links"][1]["queue"] == 19
+    assert direct.scenario["flows"][0]["tcp"]["limited_transmit"] is False
+
+
+def test_dumbbell_scenario_is_valid() -> None:
+    tcpair.validate(dumbbell_scenario(3, 10.0, 20, 5.0))
+    r = tcpair.run(dumbbell_scenario(3, 10.0, 20, 5.0))
+    assert len(r.flows) == 3
+    assert (r.flows["goodput_kbps"] > 0).all()
+
+
+def test_commands_skip_without_ns2(monkeypatch, capsys) -> None:
+    monkeypatch.setenv("TCPAIR_NS", "/nonexistent/ns")
+    for argv in (["ns2-check", "--seeds", "2"], ["bench", "--vs-ns2", "--pairs", "1"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 0
+        assert "skipped: ns-2 not found" in capsys.readouterr().err
+
+
+def test_ns2_script_uses_its_seed_and_reports_losses() -> None:
+    ns2()
+    a = run_ns2("one_link.tcl", ("reno", 0.02, 30, 50, 20.0, 1, 1))
+    b = run_ns2("one_link.tcl", ("reno", 0.02, 30, 50, 20.0, 2, 1))
+    assert a["segments"] > 0 and a["retransmits"] > 0
+    assert a != b
+    clean = run_ns2("one_link.tcl", ("newreno", 0.0, 30, 50, 20.0, 1, 1))
+    assert clean["retransmits"] == 0 and clean["timeouts"] == 0
+
+
+def test_lossless_path_agrees_within_one_window() -> None:
+    """Without loss both simulators are deterministic and the wireless link is the
+    bottleneck: the same bytes on the wire give the same goodput, within one
+    window (ns-2's 40-byte header is inside tcpair's packet_size: the script sets
+    packetSize_ 960)."""
+    ns2()
+    theirs = run_ns2("one_link.tcl", ("reno", 0.0, 8, 50, 20.0, 1, 0))
+    ours = tcpair_one_link(Point("reno", 0.0, 8, False), 20.0, 1)
+    per_segment_kbps = 1000 * 8 / 20.0 / 1000
+    assert abs(ours["goodput_kbps"] - theirs["goodput_kbps"]) <= 8 * per_segment_kbps
+
+
+def test_crosscheck_rows_and_markdown() -> None:
+    ns2()
+    df = crosscheck([Point("reno", 0.01, 30)], seeds=3, duration=20.0, jobs=2)
+    row = df.iloc[0]
+    assert row["seeds"] == 3
+    assert row["goodput_kbps_ns2"] > 0 and row["goodput_kbps_tcpair"] > 0
+    assert row["ratio_low"] <= row["ratio"] <= row["ratio_high"]
+    assert row["outcome"] in {"agree", "differ", "undecided"}
+    md = crosscheck_markdown(df)
+    assert md.count("\n") == 3 and "| reno | on | 30 | 0.01 |" in md
+
+
+def test_bench_vs_ns2_pairs_processes() -> None:
+    ns2()
+    case = Case(
+        "tiny", "one-link, 5 s", lambda: dumbbell_scenario(2, 10.0, 20, 5.0),
+        "dumbbell.tcl", (2, 10, 20, 5.0, 1),
+    )
+    (row,) = bench_vs_ns2(pairs=2, cases=[case])
+    assert row["pairs"] == 2
+    assert row["tcpair_s"] > row["tcpair_core_s"] > 0
+    assert row["ns2_s"] > 0
+    assert row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
+    assert math.isfinite(row["ratio_median"])
