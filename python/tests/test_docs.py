@@ -145,7 +145,7 @@ def test_blocks_parser(tmp_path: Path) -> None:
     assert shell_lines(got[0].code) == ["python3 -m tcpair list"]
 
 
-INLINE = re.compile(r"`(?:python3 -m )?tcpair ([a-z][a-z-]*)([^`]*)`")
+INLINE = re.compile(r"`(?:python3 -m )?tcpair ([a-z][a-z0-9-]*)([^`]*)`")
 
 
 def inline_commands() -> list[tuple[str, str, str]]:
