@@ -35,11 +35,35 @@ from tcpair.cli_common import _stderr, _stdout
     show_default=True,
     help="With --vs-ns2: alternating pairs of runs per scenario.",
 )
+@click.option(
+    "--flows",
+    "flow_counts",
+    default=None,
+    metavar="N[,N...]",
+    help="Many flows through one base station (tcpair.scale): the flow counts to run.",
+)
+@click.option(
+    "--schemes",
+    default="reno,snoop",
+    show_default=True,
+    help="With --flows: reno (no BS agent) and BS agents (snoop, eln_snoop, syndrome, clrp).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_cmd(duration: float, repeat: int, vs_ns2: bool, pairs: int, as_json: bool) -> None:
-    """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core (or --vs-ns2)."""
+def bench_cmd(
+    duration: float,
+    repeat: int,
+    vs_ns2: bool,
+    pairs: int,
+    flow_counts: str | None,
+    schemes: str,
+    as_json: bool,
+) -> None:
+    """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core (or --vs-ns2, --flows)."""
     if vs_ns2:
         _bench_vs_ns2(pairs, as_json)
+        return
+    if flow_counts is not None:
+        _bench_flows(flow_counts, schemes, duration, as_json)
         return
     report = bench(duration=duration, repeat=repeat)
     if as_json:
@@ -61,6 +85,48 @@ def bench_cmd(duration: float, repeat: int, vs_ns2: bool, pairs: int, as_json: b
         f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
         f"median {report['wall_s']['median']:.3f}"
     )
+
+
+def _ints(text: str, option: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a comma-separated list of integers",
+                                 param_hint=option) from None
+    if not values or min(values) < 1:
+        raise click.BadParameter(f"{text!r}: every count must be at least 1", param_hint=option)
+    return values
+
+
+def _bench_flows(flow_counts: str, schemes: str, duration: float, as_json: bool) -> None:
+    from tcpair.scale import SCHEMES, bench_flows
+
+    ns = _ints(flow_counts, "--flows")
+    names = [s.strip() for s in schemes.split(",") if s.strip()]
+    bad = [s for s in names if s not in SCHEMES]
+    if bad or not names:
+        raise click.BadParameter(
+            f"{schemes!r}: known schemes are {', '.join(SCHEMES)}", param_hint="--schemes"
+        )
+    err = _stderr()
+    rows = bench_flows(
+        ns, names, duration, progress=lambda n, s: err.print(f"  {s}, {n} flows ...")
+    )
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    table = Table(title=f"N flows through one base station, {duration:g} s simulated, one core")
+    cols = ("scheme", "flows", "wall s", "outside loop s", "peak RSS MiB", "events/s",
+            "delivered/s", "us per delivered")
+    for col in cols:
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(
+            r["scheme"], f"{r['flows']:,}", f"{r['wall_s']:.2f}", f"{r['outside_loop_s']:.2f}",
+            f"{r['peak_rss_mib']:.0f}", f"{r['events_per_s'] / 1e6:.2f} M",
+            f"{r['delivered_per_s'] / 1e6:.2f} M", f"{r['us_per_delivered']:.2f}",
+        )
+    _stdout().print(table)
 
 
 def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
