@@ -16,13 +16,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import ScenarioError, SimulationError, require_core
 from tcpair._perms import fix_dir
 from tcpair.scenario import Overrides, Scenario, apply_overrides, load_scenario
+
+if TYPE_CHECKING:  # pandas is imported when a table is first asked for: `tcpair run` starts fast
+    import pandas as pd
 
 ScenarioSource = Mapping[str, Any] | str | Path
 
@@ -46,6 +47,8 @@ def to_json(scenario: Mapping[str, Any]) -> str:
 
 
 def _frame(table: Any) -> pd.DataFrame:
+    import pandas as pd
+
     if table is None:
         return pd.DataFrame()
     if isinstance(table, list):  # rows (flows) or already row-oriented
@@ -205,6 +208,8 @@ def load(directory: str | Path) -> Any:
         return open_sweep(d)
     if not (d / "summary.json").is_file():
         raise ScenarioError(f"{d}: not a saved result (no summary.json) nor a sweep store")
+    import pandas as pd
+
     head = json.loads((d / "summary.json").read_text())
     raw: dict[str, Any] = {"summary": head.get("summary", {}), "flows": head.get("flows", [])}
     for name in TABLES:
