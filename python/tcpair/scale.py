@@ -105,7 +105,7 @@ def bench_one(n: int, scheme: str, duration: float, timeout_s: float = 3600.0) -
     """One run in a fresh interpreter: its wall time from the scenario to the decoded
     result, the core's loop time (``outside_loop_s`` is the rest: building the
     simulation, validating, encoding the tables), and the process's peak RSS,
-    which includes the interpreter and its imports (about 25 MiB)."""
+    which includes the interpreter and its imports (about 17 MiB)."""
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration))],
         capture_output=True, text=True, timeout=timeout_s, check=False,
