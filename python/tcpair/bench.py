@@ -52,4 +52,58 @@ def bench(duration: float = 3000.0, repeat: int = 3) -> dict[str, Any]:
     }
 
 
-__all__ = ["BENCH_OVERRIDES", "BENCH_SCENARIO", "bench"]
+
+
+# --- the regression guard ----------------------------------------------------------
+# A stored baseline per kind of machine (CPU model and core count); a run well below
+# it prints a warning. Benchmarks never fail the suite: a loaded machine can be slow.
+
+GUARD_TOLERANCE = 0.5  # warn below half the baseline's median events/s
+
+
+def machine_key() -> str:
+    """CPU model and logical core count, e.g. ``AMD EPYC x 2``."""
+    import os
+    import platform
+
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model or platform.processor() or platform.machine()} x {os.cpu_count()}"
+
+
+def guard(report: dict[str, Any], baseline_file: str, record: bool = False) -> str:
+    """Compare ``report``'s median events/s with the baseline for this machine.
+
+    Returns one line for the user: the ratio and ``ok`` / ``WARNING``, or that no
+    baseline exists for this machine. With ``record`` the report's median becomes
+    this machine's baseline.
+    """
+    from pathlib import Path
+
+    path = Path(baseline_file)
+    try:
+        stored = json.loads(path.read_text()) if path.is_file() else {}
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ScenarioError(f"{path}: not a baseline file ({exc})") from None
+    key = machine_key()
+    now = float(report["events_per_s"]["median"])
+    if record:
+        stored[key] = {"events_per_s": now, "duration_s": report["duration_s"]}
+        path.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
+        return f"baseline for {key}: {now:,.0f} events/s recorded in {path}"
+    base = stored.get(key, {}).get("events_per_s")
+    if not base:
+        return f"no baseline for {key} in {path} (record one with --record-baseline)"
+    ratio = now / float(base)
+    verdict = "ok" if ratio >= GUARD_TOLERANCE else "WARNING: slower than half the baseline"
+    return f"{now:,.0f} events/s = {ratio:.2f} x the baseline for {key} ({base:,.0f}): {verdict}"
+
+
+__all__ = ["BENCH_OVERRIDES", "BENCH_SCENARIO", "GUARD_TOLERANCE", "bench", "guard", "machine_key"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from tcpair.bench import bench
+from tcpair.bench import bench, guard
 from tcpair.cli_common import _stderr, _stdout
 
 
@@ -48,6 +48,14 @@ from tcpair.cli_common import _stderr, _stdout
     show_default=True,
     help="With --flows: reno (no BS agent) and BS agents (snoop, eln_snoop, syndrome, clrp).",
 )
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Compare the median events/s with this machine's entry in the file; warn when "
+    "below half of it (never fails).",
+)
+@click.option("--record-baseline", is_flag=True, help="With --baseline: store this run as it.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_cmd(
     duration: float,
@@ -56,6 +64,8 @@ def bench_cmd(
     pairs: int,
     flow_counts: str | None,
     schemes: str,
+    baseline: str | None,
+    record_baseline: bool,
     as_json: bool,
 ) -> None:
     """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core (or --vs-ns2, --flows)."""
@@ -65,9 +75,12 @@ def bench_cmd(
     if flow_counts is not None:
         _bench_flows(flow_counts, schemes, duration, as_json)
         return
+    if record_baseline and baseline is None:
+        raise click.BadParameter("needs --baseline FILE", param_hint="--record-baseline")
     report = bench(duration=duration, repeat=repeat)
+    line = guard(report, baseline, record_baseline) if baseline else None
     if as_json:
-        click.echo(json.dumps(report))
+        click.echo(json.dumps(report if line is None else {**report, "baseline": line}))
         return
     con = _stdout()
     con.print(
@@ -85,6 +98,8 @@ def bench_cmd(
         f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
         f"median {report['wall_s']['median']:.3f}"
     )
+    if line:
+        con.print(f"  {'baseline':>26}: {line}")
 
 
 def _ints(text: str, option: str) -> list[int]:
