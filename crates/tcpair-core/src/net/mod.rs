@@ -10,9 +10,10 @@ mod routes;
 pub mod wifi;
 
 pub use link::{Accept, LinkDir, LinkKind};
-pub use routes::{shortest_path, Routes};
+pub use routes::{shortest_path, shortest_path_avoiding, Router, Routes};
 
 use crate::packet::NodeId;
+use std::collections::HashMap;
 
 /// Index of one direction of a link (link `i` has directions `2i` forward and
 /// `2i+1` reverse).
@@ -41,10 +42,25 @@ pub struct Topology {
     pub link_names: Vec<String>,
     /// Shared wireless media; their hops are entries of `dirs`.
     pub media: Vec<wifi::Medium>,
+    /// Node ids by name, for the nodes added with [`Topology::add_node`].
+    names: HashMap<String, NodeId>,
 }
 
 impl Topology {
+    /// Append a node and index its name; returns its id.
+    pub fn add_node(&mut self, node: Node) -> NodeId {
+        let id = self.nodes.len() as NodeId;
+        self.names.insert(node.name.clone(), id);
+        self.nodes.push(node);
+        id
+    }
+
+    /// The node named `name`: a hash look-up, or a scan when nodes were pushed
+    /// without [`Topology::add_node`].
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        if self.names.len() == self.nodes.len() {
+            return self.names.get(name).copied();
+        }
         self.nodes
             .iter()
             .position(|n| n.name == name)

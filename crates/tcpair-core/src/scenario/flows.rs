@@ -5,11 +5,12 @@ use super::topo::lookup;
 use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec};
 use crate::engine::{secs, stream, Time};
 use crate::error::{in_range, ConfigError};
-use crate::net::{shortest_path, DirId, LinkKind, NodeKind, Topology};
+use crate::net::{DirId, LinkKind, NodeKind, Router, Topology};
 use crate::packet::NodeId;
 use crate::schemes::syndrome::receiver::UnusedCredit;
 use crate::tcp::{Recovery, SinkConfig};
 use rand::Rng;
+use std::collections::HashSet;
 
 /// Build every flow of `spec` (fills in default flow names).
 pub(super) fn build(
@@ -22,36 +23,56 @@ pub(super) fn build(
     }
     let agents = AgentNodes::of(spec);
     let seed = spec.run.seed;
+    let mut router = Router::new(topo);
+    let mut names = HashSet::with_capacity(spec.flows.len());
     let mut flows: Vec<FlowPlan> = Vec::with_capacity(spec.flows.len());
     for (i, f) in spec.flows.iter_mut().enumerate() {
         let p = format!("flows[{i}]");
         let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        if flows.iter().any(|g| g.name == name) {
+        if !names.insert(name.clone()) {
             return Err(err(
                 format!("{p}.name"),
                 format!("duplicate flow name {name:?}"),
             ));
         }
         f.name = Some(name.clone());
-        flows.push(flow(&p, name, f, topo, duration, seed, &agents)?);
+        let ctx = Ctx {
+            topo,
+            duration,
+            seed,
+            agents: &agents,
+        };
+        flows.push(flow(&p, name, f, &ctx, &mut router)?);
     }
     Ok(flows)
+}
+
+/// What every flow is built against.
+struct Ctx<'a> {
+    topo: &'a Topology,
+    duration: f64,
+    seed: u64,
+    agents: &'a AgentNodes,
 }
 
 fn flow(
     p: &str,
     name: String,
     f: &mut FlowSpec,
-    topo: &Topology,
-    duration: f64,
-    seed: u64,
-    agents: &AgentNodes,
+    ctx: &Ctx,
+    router: &mut Router,
 ) -> Result<FlowPlan, ConfigError> {
+    let Ctx {
+        topo,
+        duration,
+        seed,
+        agents,
+    } = *ctx;
     let (src, dst) = end_points(p, f, topo)?;
     let preset = tcp::preset(p, &f.variant)?;
     let (start, send_jitter) = start_and_jitter(p, &name, f, duration, seed)?;
     check_sizes(p, f)?;
-    let (data_path, ack_path) = routes(p, f, topo, src, dst)?;
+    let (data_path, ack_path) = routes(p, f, router, src, dst)?;
     let tcp = tcp::config(p, f, preset)?;
     let sink = sink(p, f, tcp.recovery)?;
     f.sink.sack = Some(sink.sack);
@@ -193,17 +214,17 @@ fn check_sizes(p: &str, f: &FlowSpec) -> Result<(), ConfigError> {
 fn routes(
     p: &str,
     f: &FlowSpec,
-    topo: &Topology,
+    router: &mut Router,
     src: NodeId,
     dst: NodeId,
 ) -> Result<(Vec<DirId>, Vec<DirId>), ConfigError> {
-    let data = shortest_path(topo, src, dst).ok_or_else(|| {
+    let data = router.path(src, dst, None).ok_or_else(|| {
         err(
             format!("{p}.dst"),
             format!("no route from {:?} to {:?}", f.src, f.dst),
         )
     })?;
-    let ack = shortest_path(topo, dst, src).ok_or_else(|| {
+    let ack = router.path(dst, src, None).ok_or_else(|| {
         err(
             format!("{p}.src"),
             format!("no route for ACKs from {:?} back to {:?}", f.dst, f.src),

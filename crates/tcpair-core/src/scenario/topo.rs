@@ -33,7 +33,7 @@ fn nodes(spec: &ScenarioSpec, topo: &mut Topology) -> Result<(), ConfigError> {
         if topo.node_id(&n.name).is_some() {
             return Err(err(path, format!("duplicate node name {:?}", n.name)));
         }
-        topo.nodes.push(Node {
+        topo.add_node(Node {
             name: n.name.clone(),
             kind: match n.kind {
                 NodeKindSpec::Host => NodeKind::Host,
