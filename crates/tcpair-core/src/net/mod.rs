@@ -44,6 +44,8 @@ pub struct Topology {
     pub media: Vec<wifi::Medium>,
     /// Node ids by name, for the nodes added with [`Topology::add_node`].
     names: HashMap<String, NodeId>,
+    /// Link ids by name, for the links named with [`Topology::add_link_name`].
+    links: HashMap<String, u32>,
 }
 
 impl Topology {
@@ -53,6 +55,25 @@ impl Topology {
         self.names.insert(node.name.clone(), id);
         self.nodes.push(node);
         id
+    }
+
+    /// Name the next duplex link (its id is the number of links named before).
+    pub fn add_link_name(&mut self, name: String) -> u32 {
+        let id = self.link_names.len() as u32;
+        self.links.insert(name.clone(), id);
+        self.link_names.push(name);
+        id
+    }
+
+    /// The duplex link named `name`, as [`Topology::node_id`] finds nodes.
+    pub fn link_id(&self, name: &str) -> Option<u32> {
+        if self.links.len() == self.link_names.len() {
+            return self.links.get(name).copied();
+        }
+        self.link_names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as u32)
     }
 
     /// The node named `name`: a hash look-up, or a scan when nodes were pushed

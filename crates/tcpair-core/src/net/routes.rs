@@ -28,9 +28,12 @@ pub fn shortest_path_avoiding(
 /// searches and no per-query allocation beyond the path itself.
 pub struct Router<'a> {
     topo: &'a Topology,
-    /// Directions leaving node `u`: `out[start[u]..start[u + 1]]`.
+    /// Directions leaving node `u`: `out[start[u]..start[u + 1]]`, and the
+    /// node each leads to beside it (`out_to`), so a search reads two dense
+    /// arrays rather than the link directions themselves.
     start: Vec<u32>,
     out: Vec<DirId>,
+    out_to: Vec<NodeId>,
     /// `stamp[v] == query` when node `v` was reached in the current query.
     stamp: Vec<u32>,
     via: Vec<DirId>,
@@ -50,15 +53,18 @@ impl<'a> Router<'a> {
         }
         let mut fill = start.clone();
         let mut out = vec![0 as DirId; topo.dirs.len()];
+        let mut out_to = vec![0 as NodeId; topo.dirs.len()];
         for (i, d) in topo.dirs.iter().enumerate() {
             let slot = &mut fill[d.from as usize];
             out[*slot as usize] = i as DirId;
+            out_to[*slot as usize] = d.to;
             *slot += 1;
         }
         Router {
             topo,
             start,
             out,
+            out_to,
             stamp: vec![0; n],
             via: vec![0; n],
             query: 0,
@@ -83,9 +89,8 @@ impl<'a> Router<'a> {
         self.queue.push_back(src);
         while let Some(u) = self.queue.pop_front() {
             let (lo, hi) = (self.start[u as usize], self.start[u as usize + 1]);
-            for k in lo..hi {
-                let d = self.out[k as usize];
-                let v = self.topo.dirs[d as usize].to;
+            for k in lo as usize..hi as usize {
+                let (d, v) = (self.out[k], self.out_to[k]);
                 if self.stamp[v as usize] == q {
                     continue;
                 }

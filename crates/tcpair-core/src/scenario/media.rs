@@ -162,7 +162,7 @@ fn hops(
                 d.medium = Some((mid, x as u16, y as u16));
                 topo.dirs.push(d);
             }
-            topo.link_names.push(name);
+            topo.add_link_name(name);
         }
     }
     Ok(())

@@ -70,7 +70,7 @@ fn link(i: usize, l: &mut LinkSpec, seed: u64, topo: &mut Topology) -> Result<()
         .name
         .clone()
         .unwrap_or_else(|| format!("{}-{}", l.from, l.to));
-    if topo.link_names.contains(&name) {
+    if topo.link_id(&name).is_some() {
         return Err(err(
             format!("{p}.name"),
             format!("duplicate link name {name:?}"),
@@ -115,6 +115,6 @@ fn link(i: usize, l: &mut LinkSpec, seed: u64, topo: &mut Topology) -> Result<()
             i as u32, fwd, a, b, bw, delay, limit, kind, pipe,
         ));
     }
-    topo.link_names.push(name);
+    topo.add_link_name(name);
     Ok(())
 }
