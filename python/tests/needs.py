@@ -24,3 +24,19 @@ def chromium() -> str:
             pytest.fail(f"{msg}, and {REQUIRE_BROWSER} is set")
         pytest.skip(msg)
     return path
+
+
+REQUIRE_TSHARK = "TCPAIR_REQUIRE_TSHARK"
+
+
+def tshark() -> str:
+    """Path of tshark, or skip (fail under ``TCPAIR_REQUIRE_TSHARK``)."""
+    import shutil
+
+    path = shutil.which("tshark")
+    if path is None:
+        msg = "tshark not installed (Debian package `tshark`)"
+        if os.environ.get(REQUIRE_TSHARK):
+            pytest.fail(f"{msg}, and {REQUIRE_TSHARK} is set")
+        pytest.skip(msg)
+    return path
