@@ -154,3 +154,52 @@ def follow_segment(trace: pd.DataFrame, flow: str, seq: int) -> pd.DataFrame:
         & (trace["kind"] != "deliver")  # its seq is the next expected segment
     ]
     return data.sort_values("time_ns", kind="stable").reset_index(drop=True)
+
+
+def _resample(series: pd.DataFrame, every: float | None) -> pd.DataFrame:
+    """``series`` (``time_s`` first) as is, or its value at 0, every, 2 every, ..."""
+    if every is None:
+        return series.reset_index(drop=True)
+    if every <= 0:
+        raise ValueError(f"every: must be > 0 seconds, got {every}")
+    if series.empty:
+        return series
+    end = float(series["time_s"].iloc[-1])
+    grid = pd.DataFrame({"time_s": np.arange(0.0, end + every / 2, every)})
+    return pd.merge_asof(grid, series, on="time_s", direction="backward")
+
+
+def queue_series(
+    trace: pd.DataFrame, link: str, direction: str = "forward", every: float | None = None
+) -> pd.DataFrame:
+    """Packets waiting in one link direction's queue: on every change
+    (``every=None``) or sampled every ``every`` seconds.
+
+    From the ``enqueue`` and ``transmit`` rows: a packet waits from its
+    enqueue until its transmission starts (so the trace must keep that link).
+    """
+    here = trace[(trace["link"] == link) & (trace["direction"] == direction)]
+    enq = here[here["kind"] == "enqueue"][["packet_id", "time_ns"]]
+    start = here[here["kind"] == "transmit"][["packet_id", "time_ns"]]
+    both = enq.merge(start, on="packet_id", suffixes=("_enq", "_start"))
+    waits = both[both["time_ns_start"] > both["time_ns_enq"]]
+    steps = pd.concat(
+        [
+            pd.DataFrame({"time_ns": [0], "step": [0]}),  # empty at the start
+            pd.DataFrame({"time_ns": waits["time_ns_enq"].to_numpy(), "step": 1}),
+            pd.DataFrame({"time_ns": waits["time_ns_start"].to_numpy(), "step": -1}),
+        ]
+    )
+    # At one instant a start (-1) goes before an enqueue (+1), as in the link.
+    steps = steps.sort_values(["time_ns", "step"], kind="stable")
+    steps["queue"] = steps["step"].cumsum()
+    out = steps.groupby("time_ns", sort=True)["queue"].last().reset_index()
+    out.insert(0, "time_s", out["time_ns"] / 1e9)
+    return _resample(out[["time_s", "time_ns", "queue"]], every)
+
+
+def window_series(trace: pd.DataFrame, flow: str, every: float | None = None) -> pd.DataFrame:
+    """A sender's cwnd and ssthresh (segments) on every change, or sampled
+    every ``every`` seconds; an unbounded ssthresh is ``inf``."""
+    w = trace[(trace["flow"] == flow) & (trace["kind"] == "window")]
+    return _resample(w[["time_s", "time_ns", "cwnd", "ssthresh"]], every)

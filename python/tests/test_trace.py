@@ -200,3 +200,25 @@ def test_eln_and_loss_blocks_decoded(tmp_path: Path) -> None:
     blocks = {int(b) for row in with_blocks for b in row[1].split(",")}
     assert blocks <= lost | {int(s) for s in t[t["kind"] == "send"]["seq"]}
     assert blocks & lost
+
+
+def test_queue_and_window_series(tmp_path: Path) -> None:
+    from tcpair.trace import queue_series, window_series
+
+    r = tcpair.run(ONE_LINK, overrides=_lossy(5), trace=True)
+    t = r.trace
+    q = queue_series(t, "wireless", "forward")
+    assert q["queue"].min() >= 0 and q["queue"].max() <= 8  # links.wireless.queue
+    assert q["queue"].max() == 8, "the queue filled (drops at the queue)"
+    # Right after each enqueue the series equals the row's queue column.
+    enq = t[(t["kind"] == "enqueue") & (t["link"] == "wireless") & (t["direction"] == "forward")]
+    at = q.set_index("time_ns")["queue"]
+    for _, row in enq.head(300).iterrows():
+        assert at[at.index <= row.time_ns].iloc[-1] == row.queue
+    sampled = queue_series(t, "wireless", "forward", every=0.1)
+    assert list(sampled["time_s"].head(3)) == [0.0, 0.1, 0.2]
+    w = window_series(t, "tcp1")
+    assert w["ssthresh"].iloc[0] == float("inf") and (w["cwnd"] > 0).all()
+    assert len(window_series(t, "tcp1", every=0.5)) == 11
+    with pytest.raises(ValueError, match="every"):
+        window_series(t, "tcp1", every=0)

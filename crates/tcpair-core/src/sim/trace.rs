@@ -143,7 +143,11 @@ impl Sim {
         (node, dir): (NodeId, Option<DirId>),
         detail: &str,
     ) {
-        let queue = dir.map_or(-1, |d| self.queue_len(d));
+        // A transmission start lies ahead: the queue then is not known yet.
+        let queue = match dir {
+            Some(d) if kind != TraceKind::Transmit => self.queue_len(d),
+            _ => -1,
+        };
         let Some(tr) = self.trace.as_deref_mut() else {
             return;
         };
