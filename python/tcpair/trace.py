@@ -63,10 +63,10 @@ SCHEMA = pa.schema(
 
 
 def _names(codes: np.ndarray, names: list[str]) -> pa.Array:
-    """Strings for codes (``-1``: null)."""
-    table = np.array([*names, None], dtype=object)
-    idx = np.where(codes < 0, len(names), codes)
-    return pa.array(table[idx], type=pa.string())
+    """Strings for codes (``-1``: null), decoded by Arrow (no Python objects)."""
+    idx = pa.array(np.where(codes < 0, 0, codes).astype(np.int32), mask=codes < 0)
+    dictionary = pa.array(names or [""], type=pa.string())
+    return pa.DictionaryArray.from_arrays(idx, dictionary).dictionary_decode()
 
 
 def _nullable(col: np.ndarray, arrow_type: pa.DataType) -> pa.Array:
