@@ -113,6 +113,7 @@ def run_cmd(
         result.save(out)
         if trace_path is not None:  # a temporary file: the saved copy stays
             trace_path.unlink(missing_ok=True)
+            trace_path.parent.rmdir()
             result.trace_path = out / "trace.parquet"
     if as_json:
         click.echo(json.dumps(result.compact()))
