@@ -255,7 +255,31 @@ def run_json_traced(
     scenario: Mapping[str, Any], path: Path | None = None
 ) -> tuple[dict[str, Any], Path | None]:
     """Run a prepared scenario; with an event trace (its ``[trace]`` table),
-    stream it into ``path`` (default: a temporary file) and return that path."""
+    stream it into ``path`` (default: a temporary file) and return that path.
+
+    A run that fails leaves no output: the trace file and the pcap files it
+    wrote are removed.
+    """
+    table = scenario.get("trace")
+    pcap = table.get("pcap") if isinstance(table, Mapping) else None
+    if not isinstance(pcap, str) or not pcap:
+        return _run_traced(scenario, path)
+    pdir = Path(pcap)
+    before = set(pdir.iterdir()) if pdir.is_dir() else None
+    try:
+        return _run_traced(scenario, path)
+    except BaseException:
+        if pdir.is_dir():
+            for f in set(pdir.iterdir()) - (before or set()):
+                f.unlink(missing_ok=True)
+            if before is None and not any(pdir.iterdir()):
+                pdir.rmdir()
+        raise
+
+
+def _run_traced(
+    scenario: Mapping[str, Any], path: Path | None
+) -> tuple[dict[str, Any], Path | None]:
     table = scenario.get("trace")
     if not isinstance(table, Mapping) or table.get("events") is False:
         return run_json(scenario), None

@@ -222,3 +222,11 @@ def test_queue_and_window_series(tmp_path: Path) -> None:
     assert len(window_series(t, "tcp1", every=0.5)) == 11
     with pytest.raises(ValueError, match="every"):
         window_series(t, "tcp1", every=0)
+
+
+def test_failed_run_leaves_no_pcap_or_trace(tmp_path: Path) -> None:
+    over = {"run.duration": 5, "run.event_budget": 2000}
+    with pytest.raises(tcpair.SimulationError, match="event_budget"):
+        tcpair.run(ONE_LINK, overrides=over, trace=tmp_path / "t.parquet", pcap=tmp_path / "p")
+    assert not (tmp_path / "t.parquet").exists()
+    assert not (tmp_path / "p").exists()
