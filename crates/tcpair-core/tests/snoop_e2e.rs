@@ -157,3 +157,22 @@ fn snoop_in_a_dumbbell_without_wireless_loss_never_retransmits_locally() {
     assert_eq!(total("local_timeouts"), 0);
     assert!(snoop.flows.iter().all(|f| f.bs_retransmits == 0));
 }
+
+/// Losses at the BS's own output queue are congestion: Snoop leaves them to
+/// the sender. Before, it kept the packets the queue dropped cached as
+/// ordinary ones and retransmitted them locally (here 454 local
+/// retransmissions for 617 queue drops), hiding the congestion from the sender.
+#[test]
+fn snoop_leaves_drops_at_its_own_queue_to_the_sender() {
+    let text = scenario(1, 0.0, r#"["snoop"]"#, "").replacen("queue = 50", "queue = 10", 2);
+    let r = run_toml(&text).expect("runs");
+    let f = &r.flows[0];
+    let drops = r.drops["cause"].as_array().unwrap().len();
+    eprintln!(
+        "queue drops {drops}, local retransmissions {}, sender retransmits {}",
+        f.bs_retransmits, f.retransmits
+    );
+    assert!(drops > 20);
+    assert_eq!(f.bs_retransmits, 0);
+    assert!(f.retransmits > 0 && f.window_cuts > 0);
+}

@@ -459,6 +459,26 @@ impl BsAgent for Snoop {
         }
     }
 
+    /// A data packet lost to the BS's own output queue is a congestion
+    /// loss: marked, so its DUPACKs reach the sender and the timer leaves it
+    /// alone (Amir et al. 1995 §3.1, "we need the FH to resend the packet
+    /// after invoking its congestion control"; ns-2's snoop.cc does not
+    /// cache a packet when the interface queue is full).
+    fn on_queue_drop(&mut self, _now: Time, pkt: &Packet) {
+        if pkt.kind != PktKind::Data {
+            return;
+        }
+        let Some(conn) = self.conns.get_mut(pkt.flow as usize) else {
+            return;
+        };
+        if let Ok(k) = conn.cache.binary_search_by_key(&pkt.seq, |e| e.pkt.seq) {
+            if !conn.cache[k].congestion {
+                conn.cache[k].congestion = true;
+                conn.c.congestion_marked += 1;
+            }
+        }
+    }
+
     fn next_deadline(&self) -> Option<Time> {
         self.conns.iter().filter_map(|c| c.timer).min()
     }

@@ -286,6 +286,26 @@ fn partial_new_ack_sooner_than_a_round_trip_starts_no_retransmission() {
 }
 
 #[test]
+fn packet_lost_to_the_bs_queue_is_left_to_the_sender() {
+    let mut bs = snoop();
+    let mut out = BsOut::default();
+    for s in 0..5 {
+        data(&mut bs, 0, 0, s, &mut out);
+    }
+    // The BS's own output queue drops 1 after Snoop cached it.
+    bs.on_queue_drop(0, &pkt(0, PktKind::Data, 1));
+    assert_eq!(counter(&bs, 0, "congestion_marked"), 1);
+    ack(&mut bs, MS, 0, 1, &mut out);
+    // Its DUPACKs go to the sender; nothing is retransmitted locally, not
+    // even when the timer fires.
+    assert_eq!(ack(&mut bs, 2 * MS, 0, 1, &mut out), Verdict::Forward);
+    assert_eq!(ack(&mut bs, 3 * MS, 0, 1, &mut out), Verdict::Forward);
+    bs.on_timer(bs.next_deadline().unwrap(), &mut out);
+    assert!(out.inject.is_empty());
+    assert_eq!(counter(&bs, 0, "local_retransmits"), 0);
+}
+
+#[test]
 fn expected_dupacks_restart_the_timer_and_survive_a_timeout() {
     let mut bs = snoop();
     let mut out = BsOut::default();
