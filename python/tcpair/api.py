@@ -67,6 +67,9 @@ class Result:
     raw: dict[str, Any]
     scenario: Scenario = field(default_factory=dict)
     name: str = "scenario"
+    #: The event trace's Parquet file, when the run was traced.
+    trace_path: Path | None = None
+    _trace: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return result_summary(self)
@@ -103,6 +106,32 @@ class Result:
     def bs_counters(self) -> pd.DataFrame:
         """BS agents' own counters (local retransmissions, suppressed DUPACKs, ...)."""
         return _frame(self.raw.get("bs_counters"))
+
+    @property
+    def trace(self) -> pd.DataFrame:
+        """The event trace (docs/trace.md), read from its Parquet file on first use."""
+        if self._trace is None:
+            if self.trace_path is None:
+                raise ScenarioError(
+                    "trace: this run was not traced; run it with trace=True "
+                    "(or --trace, or a [trace] table in the scenario)"
+                )
+            from tcpair.trace import read
+
+            self._trace = read(self.trace_path)
+        return self._trace
+
+    def follow(self, packet_id: int) -> pd.DataFrame:
+        """The trace's rows about one packet id, in time order."""
+        from tcpair.trace import follow
+
+        return follow(self.trace, packet_id)
+
+    def time_sequence(self, flow: str, start: float | None = None, end: float | None = None) -> Any:
+        """The time-sequence diagram of ``flow`` (a matplotlib Figure)."""
+        from tcpair.trace_plot import time_sequence
+
+        return time_sequence(self.trace, flow, start, end)
 
     def table(self, name: str) -> pd.DataFrame:
         """A table by name (one of :data:`TABLES`)."""
@@ -141,6 +170,8 @@ class Result:
             (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2, default=str))
         for name in TABLES:
             self.table(name).to_parquet(tmp / f"{name}.parquet", index=False)
+        if self.trace_path is not None and self.trace_path.is_file():
+            shutil.copyfile(self.trace_path, tmp / "trace.parquet")
 
 
 def write_atomically(target: Path, write: Any) -> Path:
@@ -185,17 +216,93 @@ def run(
     *,
     overrides: Overrides | None = (),
     seed: int | None = None,
+    trace: bool | str | Path | None = None,
+    pcap: str | Path | None = None,
 ) -> Result:
     """Run ``scenario`` (a TOML path, a shipped scenario's name or a dict).
 
     ``overrides`` is a dict ``{"links.wireless.forward.loss.p": 0.02}`` or a
     list of ``dotted.key=value`` strings as on the command line (``*`` stands
     for every list element: ``flows.*.variant``); ``seed`` sets ``run.seed``.
+    ``trace`` switches the event trace on (``True``: into a temporary file; a
+    path: into that Parquet file); ``pcap`` writes one pcap file per link
+    direction into that directory (docs/trace.md). A ``[trace]`` table in the
+    scenario filters both (and switches the trace on by itself).
     Raises :class:`ScenarioError` for bad input and :class:`SimulationError`
     when a valid run fails (e.g. event budget).
     """
     sc = prepare(scenario, overrides=overrides, seed=seed)
-    return Result(raw=run_json(sc), scenario=sc, name=scenario_name(scenario))
+    sc = with_trace(sc, trace=bool(trace), pcap=pcap)
+    path = None if trace is None or isinstance(trace, bool) else Path(trace)
+    raw, trace_path = run_json_traced(sc, path)
+    return Result(raw=raw, scenario=sc, name=scenario_name(scenario), trace_path=trace_path)
+
+
+def with_trace(sc: Scenario, *, trace: bool, pcap: str | Path | None) -> Scenario:
+    """``sc`` with its ``[trace]`` table switched on for ``trace``/``pcap``."""
+    if not trace and pcap is None:
+        return sc
+    out = dict(sc)
+    table = dict(out.get("trace") or {})
+    if pcap is not None:
+        table["pcap"] = str(pcap)
+        if not trace and "trace" not in sc:
+            table["events"] = False
+    if trace:
+        table["events"] = True
+    out["trace"] = table
+    return out
+
+
+def run_json_traced(
+    scenario: Mapping[str, Any], path: Path | None = None
+) -> tuple[dict[str, Any], Path | None]:
+    """Run a prepared scenario; with an event trace (its ``[trace]`` table),
+    stream it into ``path`` (default: a temporary file) and return that path.
+
+    A run that fails leaves no output: the trace file and the pcap files it
+    wrote are removed.
+    """
+    table = scenario.get("trace")
+    pcap = table.get("pcap") if isinstance(table, Mapping) else None
+    if not isinstance(pcap, str) or not pcap:
+        return _run_traced(scenario, path)
+    pdir = Path(pcap)
+    before = set(pdir.iterdir()) if pdir.is_dir() else None
+    try:
+        return _run_traced(scenario, path)
+    except BaseException:
+        if pdir.is_dir():
+            for f in set(pdir.iterdir()) - (before or set()):
+                f.unlink(missing_ok=True)
+            if before is None and not any(pdir.iterdir()):
+                pdir.rmdir()
+        raise
+
+
+def _run_traced(
+    scenario: Mapping[str, Any], path: Path | None
+) -> tuple[dict[str, Any], Path | None]:
+    table = scenario.get("trace")
+    if not isinstance(table, Mapping) or table.get("events") is False:
+        return run_json(scenario), None
+    from tcpair.trace import ParquetTrace
+
+    if path is None:
+        path = Path(tempfile.mkdtemp(prefix="tcpair-trace-")) / "trace.parquet"
+    core = require_core()
+    try:
+        sink = ParquetTrace(path)
+    except OSError as e:
+        raise ScenarioError(f"trace: cannot write {path}: {e.strerror or e}") from None
+    try:
+        text = core.run_traced(to_json(scenario), sink)
+    except BaseException:
+        sink.close()
+        path.unlink(missing_ok=True)
+        raise
+    sink.close()
+    return json.loads(text), path
 
 
 def load(directory: str | Path) -> Any:
@@ -218,7 +325,13 @@ def load(directory: str | Path) -> Any:
             raw[name] = pd.read_parquet(path).to_dict(orient="list")
     scenario_file = d / "scenario.json"
     sc = json.loads(scenario_file.read_text()) if scenario_file.is_file() else {}
-    return Result(raw=raw, scenario=sc, name=head.get("name", d.name))
+    trace = d / "trace.parquet"
+    return Result(
+        raw=raw,
+        scenario=sc,
+        name=head.get("name", d.name),
+        trace_path=trace if trace.is_file() else None,
+    )
 
 
 def result_summary(r: Result) -> str:

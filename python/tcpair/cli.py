@@ -79,25 +79,65 @@ def cli() -> None:
     help="Write summary.json and Parquet tables into this directory.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option(
+    "--trace",
+    "trace",
+    is_flag=True,
+    help="Write the event trace (Parquet): into --out, else NAME.trace.parquet here.",
+)
+@click.option(
+    "--pcap",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write one pcap file per link direction into this directory.",
+)
 def run_cmd(
-    file: str, overrides: tuple[str, ...], seed: int | None, out: Path | None, as_json: bool
+    file: str,
+    overrides: tuple[str, ...],
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+    trace: bool,
+    pcap: Path | None,
 ) -> None:
     """Run the scenario FILE (a TOML path or a shipped scenario's name)."""
-    from tcpair.api import Result, prepare, run_json, scenario_name
+    from tcpair.api import Result, prepare, run_json_traced, scenario_name, with_trace
     from tcpair.runview import running
 
-    sc = prepare(file, overrides=overrides, seed=seed)
+    sc = with_trace(prepare(file, overrides=overrides, seed=seed), trace=trace, pcap=pcap)
     name = scenario_name(file)
+    trace_file = None if out is not None else Path(f"{name}.trace.parquet")
     with running(_stderr(), name, sc.get("run", {}).get("duration")):
-        result = Result(raw=run_json(sc), scenario=sc, name=name)
+        raw, trace_path = run_json_traced(sc, trace_file)
+    result = Result(raw=raw, scenario=sc, name=name, trace_path=trace_path)
     if out is not None:
         result.save(out)
+        if trace_path is not None:  # a temporary file: the saved copy stays
+            trace_path.unlink(missing_ok=True)
+            trace_path.parent.rmdir()
+            result.trace_path = out / "trace.parquet"
     if as_json:
         click.echo(json.dumps(result.compact()))
         return
     _print_result(result)
     if out is not None:
         _stderr().print(f"wrote {out}")
+    elif result.trace_path is not None:
+        _stderr().print(f"wrote {result.trace_path}")
+    if pcap is not None:
+        _stderr().print(f"wrote pcap files into {pcap}")
+
+
+@cli.command("pcap-dissector")
+def pcap_dissector_cmd() -> None:
+    """Print the path of the Wireshark Lua dissector for tcpair's TCP option.
+
+    Use it as `tshark -X lua_script:PATH -r FILE.pcap` or copy it into
+    Wireshark's personal plugins folder.
+    """
+    from tcpair.paths import dissector_path
+
+    click.echo(str(dissector_path()))
 
 
 def _print_result(result: Any) -> None:

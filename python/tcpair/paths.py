@@ -69,3 +69,8 @@ def shipped_sweeps() -> dict[str, Path]:
 
 
 __all__ = ["scenario_dirs", "scenario_path", "shipped_sweeps", "sweep_dirs", "sweep_path"]
+
+
+def dissector_path() -> Path:
+    """The shipped Wireshark Lua dissector of tcpair's TCP option (docs/trace.md)."""
+    return _PACKAGE_DIR / "wireshark" / "tcpair.lua"

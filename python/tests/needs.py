@@ -39,3 +39,19 @@ def ns2() -> str:
             pytest.fail(f"{missing_message()}, and {REQUIRE_NS2} is set")
         pytest.skip(missing_message())
     return path
+
+
+REQUIRE_TSHARK = "TCPAIR_REQUIRE_TSHARK"
+
+
+def tshark() -> str:
+    """Path of tshark, or skip (fail under ``TCPAIR_REQUIRE_TSHARK``)."""
+    import shutil
+
+    path = shutil.which("tshark")
+    if path is None:
+        msg = "tshark not installed (Debian package `tshark`)"
+        if os.environ.get(REQUIRE_TSHARK):
+            pytest.fail(f"{msg}, and {REQUIRE_TSHARK} is set")
+        pytest.skip(msg)
+    return path

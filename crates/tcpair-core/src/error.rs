@@ -48,13 +48,20 @@ impl std::error::Error for ConfigError {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SimError {
     Config(ConfigError),
-    EventBudgetExceeded { budget: u64, sim_time_s: String },
+    EventBudgetExceeded {
+        budget: u64,
+        sim_time_s: String,
+    },
+    /// The trace or the pcap files could not be written (the message names
+    /// the key and the path).
+    Output(String),
 }
 
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SimError::Config(e) => write!(f, "{e}"),
+            SimError::Output(m) => write!(f, "{m}"),
             SimError::EventBudgetExceeded { budget, sim_time_s } => write!(
                 f,
                 "run.event_budget: the budget of {budget} events was used up at simulated time {sim_time_s} s before the run's end; raise run.event_budget or shorten run.duration"

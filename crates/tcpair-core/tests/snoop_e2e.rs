@@ -2,6 +2,7 @@
 //! one-wireless-link path (FH -- BS -- MH): wired 10 Mb/s 10 ms, wireless
 //! 2 Mb/s 64 us, window 30, 1000-byte packets, 100 s.
 
+mod common;
 use tcpair_core::sim::{run_toml, RunResult};
 
 /// The scenario as TOML; `bs` is the BS node's agent list (TOML), `tcp` the
@@ -122,4 +123,56 @@ fn eln_snoop_avoids_window_cuts() {
         cuts.1,
         cuts.0
     );
+}
+
+/// With no wireless loss, every loss is upstream of the BS (the dumbbell's
+/// wired bottleneck): Snoop must not retransmit locally nor hide DUPACKs
+/// from the sender's congestion control. Before the early-ACK rule, the
+/// DUPACKs that duplicates of go-back-N retransmissions caused (sent in the
+/// same burst as the wanted packet, so their echoed time ties with its send
+/// time) triggered 14 unneeded local retransmissions here (docs/snoop.md).
+#[test]
+fn snoop_in_a_dumbbell_without_wireless_loss_never_retransmits_locally() {
+    let text = common::shipped("pr_dumbbell.toml")
+        .replace("p = 0.01, start = 10.0", "p = 0.0")
+        .replace(
+            "name = \"r1\"\nkind = \"router\"",
+            "name = \"r1\"\nkind = \"router\"\nbs = [\"snoop\"]",
+        );
+    assert!(text.contains("bs = [\"snoop\"]") && text.contains("p = 0.0 }"));
+    let snoop = run_toml(&text).expect("runs");
+    let counters = &snoop.bs_counters;
+    let total = |name: &str| -> u64 {
+        let names = counters["counter"].as_array().unwrap();
+        let values = counters["value"].as_array().unwrap();
+        names
+            .iter()
+            .zip(values)
+            .filter(|(n, _)| n.as_str() == Some(name))
+            .map(|(_, v)| v.as_u64().unwrap())
+            .sum()
+    };
+    assert!(snoop.drops["cause"].as_array().unwrap().len() > 100);
+    assert_eq!(total("local_retransmits"), 0);
+    assert_eq!(total("local_timeouts"), 0);
+    assert!(snoop.flows.iter().all(|f| f.bs_retransmits == 0));
+}
+
+/// Losses at the BS's own output queue are congestion: Snoop leaves them to
+/// the sender. Before, it kept the packets the queue dropped cached as
+/// ordinary ones and retransmitted them locally (here 454 local
+/// retransmissions for 617 queue drops), hiding the congestion from the sender.
+#[test]
+fn snoop_leaves_drops_at_its_own_queue_to_the_sender() {
+    let text = scenario(1, 0.0, r#"["snoop"]"#, "").replacen("queue = 50", "queue = 10", 2);
+    let r = run_toml(&text).expect("runs");
+    let f = &r.flows[0];
+    let drops = r.drops["cause"].as_array().unwrap().len();
+    eprintln!(
+        "queue drops {drops}, local retransmissions {}, sender retransmits {}",
+        f.bs_retransmits, f.retransmits
+    );
+    assert!(drops > 20);
+    assert_eq!(f.bs_retransmits, 0);
+    assert!(f.retransmits > 0 && f.window_cuts > 0);
 }

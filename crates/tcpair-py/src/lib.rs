@@ -4,7 +4,9 @@
 
 use pyo3::create_exception;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use tcpair_core::metrics::trace::{TraceChunk, TraceKind, TraceLabels, TraceSink};
 use tcpair_core::SimError;
 
 create_exception!(tcpair._core, ScenarioError, pyo3::exceptions::PyValueError);
@@ -19,6 +21,8 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(SimError::Config(e))) => Err(ScenarioError::new_err(e.to_string())),
+        // The trace's or pcap's output path is the user's input too.
+        Ok(Err(SimError::Output(m))) => Err(ScenarioError::new_err(m)),
         Ok(Err(e)) => Err(SimulationError::new_err(e.to_string())),
         Err(p) => {
             let msg = p
@@ -45,6 +49,65 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     })
 }
 
+/// Hands each full chunk of the event trace to a Python callable:
+/// `callback(columns, labels)`, `columns` a dict of column name ->
+/// little-endian bytes (dtypes in python/tcpair/trace.py), `labels` a dict
+/// of name lists (nodes, dirs, flows, details).
+struct PySink(Py<PyAny>);
+
+fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|&x| f(x)).collect()
+}
+
+impl TraceSink for PySink {
+    fn chunk(&mut self, c: &TraceChunk, labels: &TraceLabels) -> Result<(), String> {
+        Python::with_gil(|py| {
+            let cols = PyDict::new(py);
+            let put = |k: &str, b: Vec<u8>| cols.set_item(k, PyBytes::new(py, &b));
+            put("time_ns", le_bytes(&c.time, u64::to_le_bytes))?;
+            put("kind", c.kind.clone())?;
+            put("packet_id", le_bytes(&c.packet_id, i64::to_le_bytes))?;
+            put("flow", le_bytes(&c.flow, i32::to_le_bytes))?;
+            put("seq", le_bytes(&c.seq, i64::to_le_bytes))?;
+            put("size", le_bytes(&c.size, u32::to_le_bytes))?;
+            put("is_ack", le_bytes(&c.is_ack, i8::to_le_bytes))?;
+            put("origin", le_bytes(&c.origin, i8::to_le_bytes))?;
+            put("eln", c.eln.clone())?;
+            put("node", le_bytes(&c.node, i32::to_le_bytes))?;
+            put("dir", le_bytes(&c.dir, i32::to_le_bytes))?;
+            put("queue", le_bytes(&c.queue, i32::to_le_bytes))?;
+            put("detail", le_bytes(&c.detail, u16::to_le_bytes))?;
+            put("value", le_bytes(&c.value, i64::to_le_bytes))?;
+            put("cwnd", le_bytes(&c.cwnd, f64::to_le_bytes))?;
+            put("ssthresh", le_bytes(&c.ssthresh, f64::to_le_bytes))?;
+            let lab = PyDict::new(py);
+            lab.set_item("nodes", &labels.nodes)?;
+            lab.set_item("dirs", &labels.dirs)?;
+            lab.set_item("flows", &labels.flows)?;
+            lab.set_item("details", &labels.details)?;
+            let kinds: Vec<&str> = TraceKind::ALL.iter().map(|k| k.name()).collect();
+            lab.set_item("kinds", kinds)?;
+            self.0.call1(py, (cols, lab)).map(|_| ())
+        })
+        .map_err(|e: PyErr| format!("writing the event trace: {e}"))
+    }
+}
+
+/// Run a scenario with `[trace]`, handing the trace's chunks to `callback`
+/// as they fill; returns the result as JSON text.
+#[pyfunction]
+fn run_traced(py: Python<'_>, scenario_json: &str, callback: Py<PyAny>) -> PyResult<String> {
+    let text = scenario_json.to_owned();
+    py.allow_threads(move || {
+        guarded(|| {
+            let v = tcpair_core::scenario::parse_json(&text)?;
+            let mut sim = tcpair_core::sim::Sim::from_value(&v)?;
+            sim.set_trace_sink(Box::new(PySink(callback)));
+            Ok(sim.run()?.to_json().to_string())
+        })
+    })
+}
+
 /// Validate a scenario; returns it normalized (defaults filled in, base
 /// units: seconds, bit/s) as JSON; errors name list elements by `name`.
 #[pyfunction]
@@ -61,6 +124,7 @@ fn catalog() -> String {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_traced, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

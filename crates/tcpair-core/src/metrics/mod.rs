@@ -4,6 +4,7 @@
 
 mod histogram;
 mod records;
+pub mod trace;
 
 pub use histogram::Histogram;
 pub use records::{DropCauseKind, DropRecord, RecoveryKind, RecoveryRecord, Sample, Truth};

@@ -15,10 +15,12 @@ mod media;
 mod spec;
 mod tcp;
 mod topo;
+mod trace;
 
 pub use crate::units::Quantity;
 pub use agents::NodeAgents;
 pub use spec::*;
+pub use trace::TraceFilter;
 
 use crate::engine::{secs, to_secs, Time};
 use crate::error::{from_value, ConfigError};
@@ -62,6 +64,8 @@ pub struct Scenario {
     /// The BS agents of each node that has any, in chain order (built here,
     /// once; the simulator takes them over).
     pub bs: Vec<NodeAgents>,
+    /// The event trace and pcap capture, when `[trace]` is given.
+    pub trace: Option<TraceFilter>,
 }
 
 /// Parse TOML text into the generic value tree the schema is read from.
@@ -130,6 +134,10 @@ impl Scenario {
         let topo = topo::build(&mut spec)?;
         let flows = flows::build(&mut spec, &topo, duration)?;
         let bs = agents::build(&spec, &topo, &flows)?;
+        let trace = match &spec.trace {
+            Some(t) => Some(trace::build(t, &topo, &flows, duration)?),
+            None => None,
+        };
         let interval = check_secs("output.interval", &spec.output.interval, false)?;
         let window = check_secs(
             "output.throughput_window",
@@ -146,6 +154,7 @@ impl Scenario {
             sample_interval: secs(interval),
             throughput_window: secs(window),
             bs,
+            trace,
             spec,
         };
         Ok((scenario, topo))
@@ -164,6 +173,12 @@ impl Scenario {
         s(&mut spec.run.warmup);
         s(&mut spec.output.interval);
         s(&mut spec.output.throughput_window);
+        if let Some(t) = &mut spec.trace {
+            s(&mut t.start);
+            if let Some(e) = &mut t.end {
+                s(e);
+            }
+        }
         for l in &mut spec.links {
             l.bandwidth = Quantity::Num(l.bandwidth.as_bps().unwrap_or(f64::NAN));
             s(&mut l.delay);

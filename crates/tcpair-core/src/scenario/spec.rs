@@ -22,6 +22,40 @@ pub struct ScenarioSpec {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// The event trace and pcap capture (docs/trace.md); off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
+}
+
+/// `[trace]`: what the event trace and the pcap files record.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Flow names to keep (empty: every flow).
+    #[serde(default)]
+    pub flows: Vec<String>,
+    /// Node names: keep events at these nodes and on their links.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Link names: keep events on these links (both directions).
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Keep events at or after this time, seconds.
+    #[serde(default = "zero")]
+    pub start: Quantity,
+    /// Keep events before this time, seconds (default: the run's end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<Quantity>,
+    /// Write the event trace (set false for pcap files alone).
+    #[serde(default = "yes")]
+    pub events: bool,
+    /// Write one pcap file per link direction into this directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

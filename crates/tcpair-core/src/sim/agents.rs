@@ -12,8 +12,20 @@ impl Sim {
         let now = self.q.now();
         for i in from..to {
             let mut p = *self.arena.get(pkt);
+            let (before, mut held) = (p, 0);
+            if let Some(t) = self.trace.as_deref_mut() {
+                t.bs_reason = if p.kind == PktKind::Ack {
+                    "ack"
+                } else {
+                    "data"
+                };
+                held = self.agents[i as usize].meters().total.pkts;
+            }
             let v = self.agents[i as usize].on_packet(now, ctx, &mut p, &mut self.bs_out);
             *self.arena.get_mut(pkt) = p;
+            if self.trace.is_some() {
+                self.trace_agent(i, (&before, &p), v == Verdict::Absorb, held);
+            }
             self.after_agent(i);
             if v == Verdict::Absorb {
                 self.counters.absorbed += 1;
@@ -33,6 +45,7 @@ impl Sim {
     /// chain) and re-arm its timer.
     pub(super) fn after_agent(&mut self, i: u32) {
         if !self.bs_out.inject.is_empty() {
+            let reason = self.trace.as_ref().map_or("", |t| t.bs_reason);
             let node = self.agent_node[i as usize];
             let (_, end) = self.node_chain[node as usize].expect("agent's node has a chain");
             let mut inj = std::mem::take(&mut self.bs_out.inject);
@@ -61,6 +74,10 @@ impl Sim {
                 }
                 let r = self.arena.alloc(p);
                 self.counters.injected += 1;
+                if self.trace.is_some() {
+                    let q = *self.arena.get(r);
+                    self.trace_inject(i, &q, reason);
+                }
                 let ctx = BsCtx {
                     node,
                     in_kind,
@@ -88,6 +105,9 @@ impl Sim {
             return; // superseded by an earlier deadline
         }
         self.agent_timer_at[i as usize] = None;
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.bs_reason = "timer";
+        }
         self.agents[i as usize].on_timer(now, &mut self.bs_out);
         self.after_agent(i);
     }

@@ -4,6 +4,7 @@
 
 use super::{Ev, Sim};
 use crate::engine::Time;
+use crate::metrics::trace::TraceKind;
 use crate::metrics::{RecoveryKind, RecoveryRecord};
 use crate::packet::{FlowId, Packet, PktKind, PktRef, Retx};
 use crate::tcp::{AckInfo, RecoveryEvent};
@@ -23,6 +24,14 @@ impl Sim {
         let p = *self.arena.get(pkt);
         self.arena.free(pkt);
         self.counters.delivered += 1;
+        if self.trace.is_some() {
+            let (kind, node) = match p.kind {
+                PktKind::Data => (TraceKind::Receive, p.dst),
+                PktKind::Ack => (TraceKind::AckReceived, p.dst),
+            };
+            let now = self.q.now();
+            self.trace_packet(now, kind, &p, (node, None), "");
+        }
         match p.kind {
             PktKind::Data => self.on_data_at_sink(&p),
             PktKind::Ack => self.on_ack_at_sender(&p),
@@ -58,6 +67,10 @@ impl Sim {
             f.first_base += 1;
         }
         f.sink_c.delivered += u64::from(self.sink_out.new_in_order);
+        if self.sink_out.new_in_order > 0 && self.trace.is_some() {
+            self.trace_packet(now, TraceKind::Deliver, p, (p.dst, None), "");
+        }
+        let f = &mut self.flows[flow as usize];
         if !f.lost.is_empty() {
             f.lost.remove(&p.seq);
             if !f.lost_mixed.is_empty() {
@@ -75,6 +88,10 @@ impl Sim {
             let pkt = ack.packet(flow, (f.plan.dst, f.plan.src), f.plan.ack_size, now);
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
+            if self.trace.is_some() {
+                let p = *self.arena.get(r);
+                self.trace_packet(now, TraceKind::AckSent, &p, (p.src, None), "");
+            }
             let _ = self.forward(r);
         }
         let f = &mut self.flows[flow as usize];
@@ -190,9 +207,16 @@ impl Sim {
             }
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
+            if self.trace.is_some() {
+                let p = *self.arena.get(r);
+                self.trace_packet(now, TraceKind::Send, &p, (p.src, None), "");
+            }
             self.send_data(flow, r);
         }
         self.snd_out = out;
+        if self.trace.is_some() {
+            self.trace_sender(flow);
+        }
         let f = &mut self.flows[flow as usize];
         if let Some(d) = f.sender.rto_deadline() {
             if f.snd_timer_at.is_none_or(|t| t > d) {

@@ -17,8 +17,10 @@ mod flow;
 mod hosts;
 mod measure;
 mod net;
+mod pcap;
 mod result;
 mod tables;
+mod trace;
 mod wifi;
 
 pub use accuracy::Accuracy;
@@ -97,6 +99,8 @@ pub struct Sim {
     mac_out: Vec<crate::net::wifi::MacOut>,
     /// The media's counters at the end of the warm-up.
     mac_at_warmup: crate::net::wifi::MacCounters,
+    /// The event trace and pcap capture, when the scenario asks for them.
+    trace: Option<Box<trace::Tracer>>,
 }
 
 impl Sim {
@@ -133,7 +137,12 @@ impl Sim {
             agents.extend(n.agents);
             node_chain[n.node as usize] = Some((start, agents.len() as u32));
         }
+        let trace = scenario.trace.clone().map(|filter| {
+            let names = scenario.flows.iter().map(|f| f.name.clone()).collect();
+            Box::new(trace::Tracer::new(filter, &topo, names))
+        });
         Sim {
+            trace,
             q,
             arena: Arena::new(),
             pipe_timer_at: vec![None; topo.dirs.len()],
@@ -174,10 +183,25 @@ impl Sim {
         self.q.events_processed()
     }
 
+    /// Hand the event trace's chunks to `sink` (without one the rows are
+    /// counted and dropped). Only meaningful when the scenario has `[trace]`.
+    pub fn set_trace_sink(&mut self, sink: Box<dyn crate::metrics::trace::TraceSink>) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.set_sink(sink);
+        }
+    }
+
+    /// Rows the event trace has recorded so far (0 when tracing is off).
+    pub fn trace_rows(&self) -> u64 {
+        self.trace.as_ref().map_or(0, |t| t.rows)
+    }
+
     /// Run to the scenario's end time and summarize.
     pub fn run(mut self) -> Result<RunResult, SimError> {
         let wall = std::time::Instant::now();
+        self.open_pcap()?;
         self.run_until(self.scenario.duration)?;
+        self.finish_trace()?;
         let wall_s = wall.elapsed().as_secs_f64();
         Ok(RunResult::collect(&self, wall_s))
     }

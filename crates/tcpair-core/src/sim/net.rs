@@ -5,6 +5,7 @@
 use super::{Ev, Sim};
 use crate::bs::BsCtx;
 use crate::impair::{DropCause, PipeOut};
+use crate::metrics::trace::TraceKind;
 use crate::metrics::{DropCauseKind, DropRecord};
 use crate::net::{Accept, DirId};
 use crate::packet::{flags, Packet, PktKind, PktRef};
@@ -37,6 +38,9 @@ impl Sim {
                     Accept::ArrivesAt(t) => {
                         self.arena.get_mut(pkt).hop += 1;
                         self.q.schedule(t, Ev::Arrive { dir, pkt });
+                        if self.trace.is_some() {
+                            self.trace_link(dir, pkt, t);
+                        }
                         true
                     }
                     Accept::QueueFull => {
@@ -80,6 +84,9 @@ impl Sim {
 
     pub(super) fn on_arrive(&mut self, dir: DirId, pkt: PktRef) {
         let now = self.q.now();
+        if self.trace.is_some() {
+            self.trace_arrive(dir, pkt);
+        }
         let d = &mut self.topo.dirs[dir as usize];
         d.in_transit -= 1;
         if d.pipeline.is_transparent() {
@@ -141,6 +148,16 @@ impl Sim {
     pub(super) fn record_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
         let p = *self.arena.get(pkt);
         let link_kind = self.topo.dirs[dir as usize].kind;
+        if self.trace.is_some() {
+            let d = &self.topo.dirs[dir as usize];
+            let node = if cause == DropCauseKind::Queue {
+                d.from
+            } else {
+                d.to
+            };
+            let now = self.q.now();
+            self.trace_packet(now, TraceKind::Drop, &p, (node, Some(dir)), cause.name());
+        }
         self.drops.push(DropRecord {
             time: self.q.now(),
             flow: p.flow,

@@ -3,6 +3,7 @@
 //! what it delivers or gives up on returns to the forwarding path.
 
 use super::{Ev, Sim};
+use crate::metrics::trace::TraceKind;
 use crate::metrics::DropCauseKind;
 use crate::net::wifi::{MacCounters, MacEv, MacFail, MacOut};
 use crate::net::DirId;
@@ -43,6 +44,11 @@ impl Sim {
             d.accepted += 1;
             d.in_transit += 1;
             self.arena.get_mut(pkt).hop += 1;
+            if self.trace.is_some() {
+                let p = *self.arena.get(pkt);
+                let from = self.topo.dirs[dir as usize].from;
+                self.trace_packet(now, TraceKind::Enqueue, &p, (from, Some(dir)), "");
+            }
         } else {
             self.topo.dirs[dir as usize].queue_drops += 1;
             self.record_drop(dir, pkt, DropCauseKind::Queue);

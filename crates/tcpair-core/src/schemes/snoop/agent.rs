@@ -28,6 +28,16 @@
 //!   retransmission that was not needed): it reports no loss and counts as
 //!   expected (case 2c, discarded). Without this, each unneeded local
 //!   retransmission starts a self-sustaining chain of them.
+//! - An ACK can report a packet lost only if a packet forwarded after it
+//!   triggered the ACK, and on a FIFO hop such an ACK cannot arrive sooner
+//!   than one round trip of the hop after that packet was last forwarded.
+//!   An ACK that arrives sooner (the smallest RTT sample is the bound) is
+//!   no evidence: a DUPACK is discarded as stale, a partial new ACK starts
+//!   no retransmission. The echoed timestamp cannot tell this when the
+//!   triggering packet left the sender in the same burst as the wanted one
+//!   (equal send times): a go-back-N retransmission of a packet the MH
+//!   already holds, arriving just ahead of the wanted packet, made Snoop
+//!   retransmit with no wireless loss at all (docs/snoop.md).
 //! - The local timer runs while packets are cached and restarts on each new
 //!   ACK, local retransmission and expected DUPACK (the ACK clock runs); on
 //!   expiry it retransmits the packet the MH waits for if it is cached and
@@ -82,10 +92,19 @@ struct RttEst {
     srtt: Option<Time>,
     rttvar: Time,
     backoff: u32,
+    /// The smallest sample: a lower bound on the hop's round trip.
+    min: Option<Time>,
 }
 
 impl RttEst {
+    /// An ACK at `now` cannot come from a packet forwarded after time
+    /// `sent`: sooner than the smallest round trip seen (none: unknown).
+    fn too_early(&self, now: Time, sent: Time) -> bool {
+        self.min.is_some_and(|m| now < sent + m)
+    }
+
     fn sample(&mut self, r: Time) {
+        self.min = Some(self.min.map_or(r, |m| m.min(r)));
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -295,6 +314,13 @@ impl Snoop {
             conn.c.stale_dupacks += 1;
             return Verdict::Absorb;
         }
+        if conn.rtt.too_early(now, conn.cache[k].sent_local) {
+            // Triggered by a packet forwarded before the wanted one's last
+            // copy (above): no report of its loss either.
+            conn.c.dupacks_suppressed += 1;
+            conn.c.stale_dupacks += 1;
+            return Verdict::Absorb;
+        }
         if conn.cache[k].nrtx >= p.max_local_rtx {
             // Local retransmissions used up: left to the sender.
             conn.c.dupacks_forwarded += 1;
@@ -357,7 +383,8 @@ impl Snoop {
         conn.exp_left = 0;
         if recovering && ack <= conn.rtx_mark {
             if let Some(e) = conn.cache.front() {
-                if e.pkt.seq == ack && !e.congestion && e.nrtx < p.max_local_rtx {
+                let evidence = !conn.rtt.too_early(now, e.sent_local);
+                if e.pkt.seq == ack && !e.congestion && e.nrtx < p.max_local_rtx && evidence {
                     // DUPACKs still to come for `ack`: from packets forwarded
                     // after the previous local retransmission.
                     let mark = conn.rtx_mark;
@@ -428,6 +455,26 @@ impl BsAgent for Snoop {
                     self.mh.on_ack_to_mh(now, pkt, &mut self.meters);
                 }
                 Verdict::Forward
+            }
+        }
+    }
+
+    /// A data packet lost to the BS's own output queue is a congestion
+    /// loss: marked, so its DUPACKs reach the sender and the timer leaves it
+    /// alone (Amir et al. 1995 §3.1, "we need the FH to resend the packet
+    /// after invoking its congestion control"; ns-2's snoop.cc does not
+    /// cache a packet when the interface queue is full).
+    fn on_queue_drop(&mut self, _now: Time, pkt: &Packet) {
+        if pkt.kind != PktKind::Data {
+            return;
+        }
+        let Some(conn) = self.conns.get_mut(pkt.flow as usize) else {
+            return;
+        };
+        if let Ok(k) = conn.cache.binary_search_by_key(&pkt.seq, |e| e.pkt.seq) {
+            if !conn.cache[k].congestion {
+                conn.cache[k].congestion = true;
+                conn.c.congestion_marked += 1;
             }
         }
     }

@@ -246,6 +246,66 @@ fn stale_dupack_from_a_duplicate_is_absorbed_without_retransmission() {
 }
 
 #[test]
+fn ack_sooner_than_a_round_trip_after_the_last_copy_reports_no_loss() {
+    let mut bs = snoop();
+    let mut out = BsOut::default();
+    for s in 0..6 {
+        data(&mut bs, 0, 0, s, &mut out);
+    }
+    // ACK 1 at 10 ms: the hop's round trip is at least 10 ms.
+    ack(&mut bs, 10 * MS, 0, 1, &mut out);
+    assert_eq!(bs.conns[0].rtt.min, Some(10 * MS));
+    // The FH retransmits 1 (go-back-N) at 15 ms, in the same burst as the
+    // duplicates ahead of it: equal send times, so the echo cannot tell.
+    data(&mut bs, 15 * MS, 0, 1, &mut out);
+    // A DUPACK at 20 ms cannot come from a packet forwarded after 1's copy
+    // of 15 ms: discarded as stale, nothing retransmitted.
+    assert_eq!(ack(&mut bs, 20 * MS, 0, 1, &mut out), Verdict::Absorb);
+    assert!(out.inject.is_empty());
+    assert_eq!(counter(&bs, 0, "stale_dupacks"), 1);
+    // One at 25 ms can: 1 is retransmitted.
+    assert_eq!(ack(&mut bs, 25 * MS, 0, 1, &mut out), Verdict::Absorb);
+    assert_eq!(injected(&mut out), vec![1]);
+}
+
+#[test]
+fn partial_new_ack_sooner_than_a_round_trip_starts_no_retransmission() {
+    let mut bs = snoop();
+    let mut out = BsOut::default();
+    for s in 0..6 {
+        data(&mut bs, 0, 0, s, &mut out);
+    }
+    ack(&mut bs, 10 * MS, 0, 1, &mut out);
+    ack(&mut bs, 11 * MS, 0, 1, &mut out); // DUPACK: local retransmission of 1
+    assert_eq!(injected(&mut out), vec![1]);
+    // The FH retransmits 2 at 12 ms; a new ACK asking for 2 at 14 ms was
+    // triggered by the first copy of 1, not by anything after 2's copy.
+    data(&mut bs, 12 * MS, 0, 2, &mut out);
+    assert_eq!(ack(&mut bs, 14 * MS, 0, 2, &mut out), Verdict::Forward);
+    assert!(out.inject.is_empty());
+}
+
+#[test]
+fn packet_lost_to_the_bs_queue_is_left_to_the_sender() {
+    let mut bs = snoop();
+    let mut out = BsOut::default();
+    for s in 0..5 {
+        data(&mut bs, 0, 0, s, &mut out);
+    }
+    // The BS's own output queue drops 1 after Snoop cached it.
+    bs.on_queue_drop(0, &pkt(0, PktKind::Data, 1));
+    assert_eq!(counter(&bs, 0, "congestion_marked"), 1);
+    ack(&mut bs, MS, 0, 1, &mut out);
+    // Its DUPACKs go to the sender; nothing is retransmitted locally, not
+    // even when the timer fires.
+    assert_eq!(ack(&mut bs, 2 * MS, 0, 1, &mut out), Verdict::Forward);
+    assert_eq!(ack(&mut bs, 3 * MS, 0, 1, &mut out), Verdict::Forward);
+    bs.on_timer(bs.next_deadline().unwrap(), &mut out);
+    assert!(out.inject.is_empty());
+    assert_eq!(counter(&bs, 0, "local_retransmits"), 0);
+}
+
+#[test]
 fn expected_dupacks_restart_the_timer_and_survive_a_timeout() {
     let mut bs = snoop();
     let mut out = BsOut::default();
