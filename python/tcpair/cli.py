@@ -292,6 +292,17 @@ def bench_cmd(duration: float, repeat: int, as_json: bool) -> None:
 cli.add_command(plot_cmd)
 
 
+def os_error_line(exc: OSError) -> str:
+    """A filesystem error in the user's terms: the path, then what the OS said."""
+    path = exc.filename
+    what = exc.strerror or str(exc)
+    if path is None:
+        return what
+    if isinstance(exc, FileExistsError) and not os.path.isdir(path):
+        what = "exists and is not a directory"
+    return f"{path}: {what}"
+
+
 def _error(message: str) -> None:
     first = " ".join(str(message).split())  # one line, whatever the source
     click.echo(f"error: {first}", err=True)
@@ -310,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except StoreLocked as exc:
         _error(str(exc))
         sys.exit(EXIT_RUNTIME)
-    except (ScenarioError, FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+    except ScenarioError as exc:
         _error(str(exc))
         sys.exit(EXIT_USAGE)
     except SimulationError as exc:
@@ -335,6 +346,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    except OSError as exc:  # read-only directory, full disk, --out under a file
+        _error(os_error_line(exc))
+        sys.exit(EXIT_USAGE)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

@@ -50,9 +50,27 @@ LOCK = ".lock"
 TMP_PREFIX = ".tmp-"
 
 
+# Descriptors of the store locks this process holds. A forked pool worker
+# inherits them; it closes its copies (release_inherited_locks) so that the
+# kernel frees a lock as soon as the sweep that took it is gone, even if a
+# worker lingers (flock locks belong to the open file, shared by every copy).
+_HELD_LOCKS: set[int] = set()
+
+
+def release_inherited_locks() -> None:
+    """In a forked child: close the copies of the parent's store locks."""
+    for fd in list(_HELD_LOCKS):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD_LOCKS.clear()
+
+
 def _fsync_write(path: Path, write: Any) -> None:
     """Write via ``write(tmp_path)`` next to ``path``, fsync, then rename into place."""
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
+    except OSError as exc:  # e.g. a read-only directory
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path.parent)) from None
     os.close(fd)
     try:
         write(tmp)
@@ -60,6 +78,10 @@ def _fsync_write(path: Path, write: Any) -> None:
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:  # e.g. a full disk: name the file being written
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -134,9 +156,11 @@ class Store:
                     raise StoreLocked(
                         f"{self.root}: results store in use by another tcpair process"
                     ) from None
+            _HELD_LOCKS.add(fh.fileno())
             self._remove_temporaries()
             yield self
         finally:
+            _HELD_LOCKS.discard(fh.fileno())
             fh.close()
 
     def _remove_temporaries(self) -> None:
@@ -242,4 +266,4 @@ def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.Da
     return store.load(with_scenario=with_scenario)
 
 
-__all__ = ["Store", "StoreLocked", "load_results"]
+__all__ = ["Store", "StoreLocked", "load_results", "release_inherited_locks"]

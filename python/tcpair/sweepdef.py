@@ -43,6 +43,7 @@ from typing import Any
 from tcpair._errors import ScenarioError
 from tcpair.api import TABLES as API_TABLES
 from tcpair.paths import sweep_path
+from tcpair.plain import check_plain, decode_utf8
 from tcpair.scenario import Scenario, load_scenario, set_path
 
 # Columns every stored run row has; axis names must not shadow them.
@@ -450,11 +451,14 @@ def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
             raise ScenarioError(f"{source}: no such sweep file")
         path = shipped
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(decode_utf8(path.read_bytes(), str(path)))
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: lists and tables are nested too deeply") from None
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read sweep file: {exc.strerror}") from None
+    check_plain(raw)
     try:
         spec = parse_sweep(raw, base_dir=path.parent)
     except ScenarioError as exc:
