@@ -37,6 +37,7 @@ from tcpair.cli_common import (
     _stderr,
     _stdout,
 )
+from tcpair.cli_store import store_cmd
 from tcpair.cli_sweep import reproduce_cmd, results_cmd, sweep_cmd
 from tcpair.plot_cli import plot_cmd
 
@@ -253,6 +254,7 @@ def report_cmd(directory: Path) -> None:
 cli.add_command(sweep_cmd)
 cli.add_command(results_cmd)
 cli.add_command(reproduce_cmd)
+cli.add_command(store_cmd)
 
 
 @cli.command("bench")

@@ -393,6 +393,7 @@ def run_sweep(
     _preflight(spec, tasks, [metric])
     console = console or Console(stderr=True)
     store = Store(directory)
+    _refuse_other_sweep(store, spec)
     point_seeds: dict[int, list[int]] = {}
     result = SweepResult(spec, directory, tasks, quick, base_runs=len({t.key for t in tasks}))
     owned = backend is None
@@ -444,6 +445,18 @@ def run_sweep(
         if owned:
             be.close()
     return result
+
+
+def _refuse_other_sweep(store: Store, spec: SweepSpec) -> None:
+    """A store holds one sweep: another one's runs would be hidden by it."""
+    saved = store.sweep_definition() if store.exists() else None
+    other = (saved or {}).get("sweep", {}).get("name")
+    if other is not None and other != spec.name:
+        raise ScenarioError(
+            f"--out {store.root}: holds the results of sweep {other!r}; sweep {spec.name!r} "
+            f"would hide them. Give it its own --out (default results/{spec.name}); "
+            "tcpair.load_results on each store reads both"
+        )
 
 
 def _save(

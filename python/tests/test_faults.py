@@ -138,11 +138,12 @@ def _sweep_file(tmp_path: Path, values: str) -> Path:
 
 def _snapshot(root: Path) -> dict[str, bytes]:
     """Every stored file's bytes (sweep.json records the sweep being run, so
-    it is written before its runs and is not part of the stored results)."""
+    it is written before its runs, with its line in the manifest: neither is
+    part of the stored results)."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name not in (".lock", "sweep.json")
+        if p.is_file() and p.name not in (".lock", "sweep.json", "manifest.jsonl")
     }
 
 
@@ -173,6 +174,9 @@ def test_a_failed_write_is_one_line_and_leaves_the_store_as_it_was(
     assert str(out) in lines[0] and error.strerror in lines[0], lines[0]
     monkeypatch.undo()
     assert _snapshot(out) == before
+    from tcpair.store import Store
+
+    assert Store(out).check() == []
 
 
 def test_out_under_a_file_is_one_line(cli, tmp_path: Path) -> None:
@@ -183,3 +187,207 @@ def test_out_under_a_file_is_one_line(cli, tmp_path: Path) -> None:
     assert err.strip() == f"error: {afile}: exists and is not a directory"
     code, _, err = cli("sweep", str(_sweep_file(tmp_path, "[0.0]")), "--out", str(afile / "s"))
     assert code == 2 and err.strip().splitlines()[-1].startswith(f"error: {afile}/s")
+
+
+# -- damage: detected, contained, repaired ----------------------------------------------
+
+VOLATILE = ["run_wall_s", "finished_at"]
+
+
+def _stable(df):  # type: ignore[no-untyped-def]
+    return (
+        df.drop(columns=[c for c in VOLATILE if c in df.columns])
+        .sort_values(["run_key", "flow"])
+        .reset_index(drop=True)
+    )
+
+
+def _small_store(cli, tmp_path: Path, values: str = "[0.0, 0.01]") -> Path:
+    out = tmp_path / "store"
+    sweep = str(_sweep_file(tmp_path, values))
+    code, _, err = cli("sweep", sweep, "--out", str(out), "--jobs", "1")
+    assert code == 0, err
+    return out
+
+
+def test_bit_flip_is_named_by_check_and_repair_restores_identical_results(
+    cli, tmp_path: Path
+) -> None:
+    import pandas as pd
+
+    out = _small_store(cli, tmp_path)
+    before = tcpair.load_results(out)
+    assert cli("store", "check", str(out))[0] == 0
+    data = bytearray((out / "runs.parquet").read_bytes())
+    data[len(data) // 2] ^= 0x04
+    (out / "runs.parquet").write_bytes(bytes(data))
+    code, stdout, _ = cli("store", "check", str(out))
+    assert code == 1
+    damaged = "damaged (its checksum differs from the manifest's)"
+    assert stdout.strip() == f"{out / 'runs.parquet'}: {damaged}"
+    code, stdout, err = cli("store", "repair", str(out), "--jobs", "1")
+    assert code == 0, err
+    assert "1 file(s) moved to quarantine/, 2 run(s) run again (0 failed)" in stdout
+    assert cli("store", "check", str(out))[0] == 0
+    assert list((out / "quarantine").rglob("runs.parquet"))
+    pd.testing.assert_frame_equal(_stable(tcpair.load_results(out)), _stable(before))
+
+
+def test_stray_and_truncated_files_are_skipped_then_set_aside(cli, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    out = _small_store(cli, tmp_path)
+    keys = sorted(tcpair.load_results(out)["run_key"])
+    # A run file cut short by a copy, and a file nobody wrote.
+    table = pq.read_table(out / "runs.parquet")
+    pq.write_table(table.slice(0, 1), out / "runs" / f"{keys[0]}.parquet")
+    (out / "runs" / "stray.parquet").write_bytes(b"not parquet")
+    with pytest.warns(UserWarning, match="stray file"):
+        df = tcpair.load_results(out)  # a reader skips them and carries on
+    assert sorted(df["run_key"]) == keys
+    # The next writer sets them aside; nothing is lost.
+    code, _, err = cli("sweep", str(tmp_path / "fs.toml"), "--out", str(out), "--jobs", "1")
+    assert code == 0, err
+    moved = {p.name for p in (out / "quarantine").rglob("*.parquet")}
+    assert moved == {f"{keys[0]}.parquet", "stray.parquet"}
+    assert sorted(tcpair.load_results(out)["run_key"]) == keys
+
+
+def test_a_column_whose_type_changed_does_not_brick_the_store(cli, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tcpair.store import Store
+
+    out = _small_store(cli, tmp_path)
+    table = pq.read_table(out / "runs.parquet")
+    i = table.column_names.index("seed")
+    older = table.slice(0, 1).set_column(i, "seed", pa.array(["1"], pa.string()))
+    with Store(out).writer() as store:  # as an older version would have stored it
+        store.put("older", older.set_column(0, "run_key", pa.array(["older"])), {})
+    df = tcpair.load_results(out)
+    assert "older" in set(df["run_key"]) and len(df) == 3
+
+
+def test_a_truncated_sweep_json_is_one_line(cli, tmp_path: Path) -> None:
+    out = _small_store(cli, tmp_path)
+    text = (out / "sweep.json").read_text()
+    (out / "sweep.json").write_text(text[: len(text) // 2])
+    code, _, err = cli("results", str(out))
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith(f"error: {out / 'sweep.json'}: damaged")
+
+
+def test_a_reader_during_compaction_sees_every_run_once(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import tcpair.store as store_mod
+    from tcpair.store import Store
+
+    out = _small_store(cli, tmp_path)
+    table = pq.read_table(out / "runs.parquet")
+    with Store(out).writer() as store:  # the runs back as run files, not compacted
+        for key in table.column("run_key").to_pylist():
+            rows = table.filter(pa.compute.equal(table.column("run_key"), key))
+            store.put(key, rows, {})
+    (out / "runs.parquet").unlink()
+    real = store_mod._read_parquet
+    compacted = []
+
+    def read_while_compacting(path, columns=None):  # type: ignore[no-untyped-def]
+        if not compacted:  # another process compacts between listing and reading
+            compacted.append(0)
+            compacted[0] = Store(out).compact()
+        return real(path, columns)
+
+    monkeypatch.setattr(store_mod, "_read_parquet", read_while_compacting)
+    df = Store(out).load()
+    assert compacted == [2]
+    assert sorted(df["run_key"]) == sorted(table.column("run_key").to_pylist())
+
+
+def test_a_second_sweep_into_the_same_out_is_refused(cli, tmp_path: Path) -> None:
+    out = _small_store(cli, tmp_path)
+    other = tmp_path / "other.toml"
+    other.write_text((tmp_path / "fs.toml").read_text().replace('name = "fs"', 'name = "other"'))
+    before = _snapshot(out)
+    code, _, err = cli("sweep", str(other), "--out", str(out), "--jobs", "1")
+    line = err.strip().splitlines()[-1]
+    assert code == 2 and "holds the results of sweep 'fs'" in line and "own --out" in line
+    assert _snapshot(out) == before
+
+
+# -- SIGKILL during compaction and during the manifest's writes -------------------------
+
+KILLERS = {
+    # after the new runs.parquet is in place, before the run files are deleted
+    "compaction": """
+real = st.Store._write_table
+def hook(self, path, table):
+    real(self, path, table)
+    if path.name == "runs.parquet":
+        die()
+st.Store._write_table = hook
+""",
+    # half-way through writing the manifest that compaction rewrites
+    "manifest rewrite": """
+def hook(self, entries):
+    self.path.with_name(".tmp-manifest.jsonl").write_text('{"file": "ru')
+    die()
+mf.Manifest.rewrite = hook
+""",
+    # half-way through the line of the third run's file (not yet renamed into place)
+    "manifest append": """
+real = mf.Manifest.record
+calls = []
+def hook(self, rel, tmp):
+    calls.append(rel)
+    if len(calls) == 4:
+        with open(self.path, "a") as fh:
+            fh.write('{"file": "runs/')
+        die()
+    real(self, rel, tmp)
+mf.Manifest.record = hook
+""",
+}
+
+
+@pytest.mark.parametrize("point", sorted(KILLERS))
+def test_sigkill_during_compaction_or_manifest_write_loses_nothing(
+    cli, tmp_path: Path, point: str
+) -> None:
+    import pandas as pd
+
+    from tcpair.store import Store
+
+    sweep = _sweep_file(tmp_path, "[0.0, 0.01, 0.02]")
+    out = tmp_path / "store"
+    script = (
+        "import os, signal, sys\nimport tcpair.store as st, tcpair.manifest as mf\n"
+        "def die():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+        + KILLERS[point]
+        + "from tcpair.cli import main\n"
+        + f"main(['sweep', {str(sweep)!r}, '--out', {str(out)!r}, '--jobs', '1'])\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env=_env(), capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert Store(out).check() == [], "the kill left a damaged or stray file"
+    stored = tcpair.load_results(out)
+    assert stored["run_key"].is_unique and len(stored) >= 1
+    finished = dict(zip(stored["run_key"], stored["finished_at"], strict=True))
+    code, stdout, err = cli("sweep", str(sweep), "--out", str(out), "--jobs", "1")
+    assert code == 0, err
+    assert f"{3 - len(stored)} runs executed (0 failed)" in " ".join(stdout.split())
+    assert Store(out).check() == []
+    df = tcpair.load_results(out)
+    kept = dict(zip(df["run_key"], df["finished_at"], strict=True))
+    assert {k: kept[k] for k in finished} == finished, "stored runs were run again"
+    code, _, err = cli("sweep", str(sweep), "--out", str(tmp_path / "ref"), "--jobs", "1")
+    assert code == 0, err
+    pd.testing.assert_frame_equal(_stable(df), _stable(tcpair.load_results(tmp_path / "ref")))
