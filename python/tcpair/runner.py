@@ -114,7 +114,15 @@ def task_rows(
         for name, t in (result.get("tables") or {}).items()
         if t is not None
     }
-    return pa.Table.from_pylist(rows), tables
+    return pa.Table.from_pylist([{k: _storable(v) for k, v in r.items()} for r in rows]), tables
+
+
+def _storable(v: Any) -> Any:
+    """Parquet columns hold 64-bit integers: a larger one (an axis value the
+    core refused, say) is stored as its text rather than failing the sweep."""
+    if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+        return str(v)
+    return v
 
 
 @dataclass

@@ -176,3 +176,27 @@ def test_ctrl_c_stops_a_long_run_from_the_cli(tmp_path: Path) -> None:
     assert _one_error_line(err) in ("error: interrupted", "error: aborted")
     assert waited < 1.0, f"took {waited:.2f} s to stop"
     assert not out_dir.exists()
+
+
+def test_sweeps_with_huge_seeds_and_values_do_not_die(tmp_path: Path) -> None:
+    from tcpair.runner import run_sweep
+
+    sweep = {
+        "name": "huge",
+        "scenario": CLRP,
+        "seeds": [1, 2**63],
+        "set": {"run.duration": 2},
+        "axis": [{"name": "q", "param": "links.wired.queue", "values": [10]}],
+    }
+    with pytest.raises(tcpair.ScenarioError, match=r"seeds\[1\]: .*2\^63 - 1"):
+        run_sweep(sweep, tmp_path / "a", jobs=1, progress=False)
+    with pytest.raises(tcpair.ScenarioError, match=r"seeds: must be from 1 to 1000000"):
+        run_sweep({**sweep, "seeds": 10**12}, tmp_path / "b", jobs=1, progress=False)
+    sweep["seeds"] = [1]
+    sweep["axis"][0]["values"] = [10, 2**64 - 1, 2**32 - 1]  # type: ignore[index]
+    run_sweep(sweep, tmp_path / "c", jobs=1, progress=False)
+    df = tcpair.load_results(tmp_path / "c")
+    df = df.set_index(df["q"].astype(str))  # 2^64 - 1 does not fit Parquet's int64: text
+    assert df.loc["10", "status"] == "ok"
+    assert (df.drop(index="10")["status"] == "failed").all()
+    assert df["error"].dropna().str.startswith("links.wired.queue: ").all()
