@@ -254,15 +254,17 @@ def _seeds(value: Any, where: str) -> tuple[int, ...]:
     if isinstance(value, bool):
         raise _err(where, f"expected a count or a list of seeds, got {value!r}")
     if isinstance(value, int):
-        if not 1 <= value <= MAX_SEED_COUNT:
-            raise _err(where, f"must be from 1 to {MAX_SEED_COUNT}, got {value}")
+        if value < 1:
+            raise _err(where, f"must be >= 1, got {value}")
+        if value > MAX_SEED_COUNT:
+            raise _err(where, f"must be at most {MAX_SEED_COUNT}, got {value}")
         return tuple(range(1, value + 1))
     if isinstance(value, list) and value:
         out = []
         for i, s in enumerate(value):
             if isinstance(s, bool) or not isinstance(s, int) or s < 0 or s >= 2**63:
                 raise _err(
-                    f"{where}[{i}]", f"expected an integer seed from 0 to 2^63 - 1, got {s!r}"
+                    f"{where}[{i}]", f"expected an integer seed >= 0, got {s!r} (at most 2^63 - 1)"
                 )
             out.append(s)
         if len(set(out)) != len(out):
