@@ -47,6 +47,14 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
 
 def _resolve(source: str | Path) -> Path:
     """Find the file: as given, else among the shipped scenarios."""
+    try:
+        return _find(source)
+    except OSError as exc:  # e.g. a name longer than the system allows
+        shown = str(source) if len(str(source)) <= 60 else str(source)[:60] + "..."
+        raise ScenarioError(f"{shown}: cannot be a scenario file ({exc.strerror})") from None
+
+
+def _find(source: str | Path) -> Path:
     path = Path(source)
     if path.is_file():
         return path

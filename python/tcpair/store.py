@@ -7,6 +7,8 @@ Layout::
       runs.parquet          compacted table: one row per run and flow
       runs/<key>.parquet    runs finished since the last compaction
       tables/<name>/<key>.parquet   per-packet tables the sweep keeps
+      manifest.jsonl        size and SHA-256 of each committed file (manifest.py)
+      quarantine/           files that failed their checksum, set aside
       .lock                 held while a sweep writes here
 
 Each finished run is written to a temporary file in ``runs/`` and renamed into

@@ -454,7 +454,12 @@ def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
     if isinstance(source, Mapping):
         return parse_sweep(source)
     path = Path(source)
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as exc:  # e.g. a name longer than the system allows
+        shown = str(source) if len(str(source)) <= 60 else str(source)[:60] + "..."
+        raise ScenarioError(f"{shown}: cannot be a sweep file ({exc.strerror})") from None
+    if not found:
         shipped = sweep_path(str(source), missing_ok=True) if path.parent == Path(".") else None
         if shipped is None:
             raise ScenarioError(f"{source}: no such sweep file")
