@@ -50,8 +50,17 @@ def _resolve(source: str | Path) -> Path:
     try:
         return _find(source)
     except OSError as exc:  # e.g. a name longer than the system allows
-        shown = str(source) if len(str(source)) <= 60 else str(source)[:60] + "..."
-        raise ScenarioError(f"{shown}: cannot be a scenario file ({exc.strerror})") from None
+        raise ScenarioError(
+            f"{_shown(source)}: cannot be a scenario file ({exc.strerror})"
+        ) from None
+
+
+def _shown(source: str | Path) -> str:
+    """A file name for a one-line message: quoted if it holds line breaks, cut if long."""
+    text = str(source)
+    if not text.isprintable():
+        text = repr(text)
+    return text if len(text) <= 300 else text[:150] + "..." + text[-100:]
 
 
 def _find(source: str | Path) -> Path:
@@ -63,8 +72,8 @@ def _find(source: str | Path) -> Path:
         if shipped is not None:
             return shipped
     if path.is_dir():
-        raise ScenarioError(f"{source}: is a directory, not a scenario file")
-    raise ScenarioError(f"{source}: no such scenario file")
+        raise ScenarioError(f"{_shown(source)}: is a directory, not a scenario file")
+    raise ScenarioError(f"{_shown(source)}: no such scenario file")
 
 
 def parse_value(text: str) -> Any:

@@ -243,6 +243,7 @@ def _nest(depth: int) -> Any:
 @example(value={"run": {"duration": 1}, "flows": _nest(100)}, seed=None)
 @example(value={"run": {"duration": math.nan}}, seed="abc")
 @example(value="x" * 10_000, seed=None)  # found: OSError "File name too long"
+@example(value="\n", seed=None)  # found: a line break in the message
 def test_api_arbitrary_values_are_errors_not_crashes(value: Any, seed: Any) -> None:
     for call in (tcpair.validate, tcpair.run):
         try:
