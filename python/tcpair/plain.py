@@ -28,6 +28,8 @@ def _join(path: str, key: str | int, child: Any = None) -> str:
         if not (isinstance(name, str) and name and "." not in name):
             return f"{path}[{key}]"
         key = name
+    if not key.isprintable():  # a line break in a key stays inside one line
+        key = repr(key)
     return f"{path}.{key}" if path else key
 
 

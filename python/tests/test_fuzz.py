@@ -244,6 +244,8 @@ def _nest(depth: int) -> Any:
 @example(value={"run": {"duration": math.nan}}, seed="abc")
 @example(value="x" * 10_000, seed=None)  # found: OSError "File name too long"
 @example(value="\n", seed=None)  # found: a line break in the message
+@example(value={"\n": math.inf}, seed=None)  # found: the same, from a key
+@example(value={"\n": {0: None}}, seed=None)
 def test_api_arbitrary_values_are_errors_not_crashes(value: Any, seed: Any) -> None:
     for call in (tcpair.validate, tcpair.run):
         try:
