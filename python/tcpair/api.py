@@ -8,12 +8,13 @@ per-row Python loop.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -201,7 +202,21 @@ def write_atomically(target: Path, write: Any) -> Path:
 def run_json(scenario: Mapping[str, Any]) -> dict[str, Any]:
     """Run a prepared scenario in the core and decode its JSON answer."""
     core = require_core()
-    return json.loads(core.run(to_json(scenario)))
+    with _one_line_errors():
+        return json.loads(core.run(to_json(scenario)))
+
+
+@contextlib.contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """The core's messages quote what the user wrote, line breaks included:
+    keep each message on one line."""
+    try:
+        yield
+    except (ScenarioError, SimulationError) as exc:
+        text = str(exc)
+        if "\n" not in text and "\r" not in text:
+            raise
+        raise type(exc)(text.replace("\r", "\\r").replace("\n", "\\n")) from None
 
 
 def scenario_name(scenario: ScenarioSource) -> str:
@@ -372,7 +387,8 @@ def validate(
     """
     sc = prepare(scenario, overrides=overrides, seed=seed)
     core = require_core()
-    return json.loads(core.validate(to_json(sc)))
+    with _one_line_errors():
+        return json.loads(core.validate(to_json(sc)))
 
 
 def catalog() -> dict[str, Any]:

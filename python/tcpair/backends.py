@@ -14,8 +14,13 @@ failed and carry on.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import os
+import signal
+import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -24,8 +29,8 @@ from typing import Any
 
 from tcpair._errors import ScenarioError
 
-# How many times a run may be in flight when a worker process dies before it
-# is recorded as failed (Dask's own default for allowed failures is 3 too).
+# How many times a run's own worker process may die (the run alone in it)
+# before it is recorded as failed (Dask's default for allowed failures is 3 too).
 MAX_CRASHES = 3
 
 
@@ -79,57 +84,116 @@ class InProcessBackend(Backend):
 
 
 class LocalBackend(Backend):
-    """A pool of ``jobs`` worker processes on this machine."""
+    """A pool of ``jobs`` worker processes on this machine.
+
+    Runs go to one shared pool. When a worker dies, the pool breaks and every
+    run it held fails with it, though only one of them (at most one per
+    worker) was running in the dead process: so those runs are not blamed but
+    run again, each in a fresh worker process of its own, where a death is
+    the run's own. A run whose own worker dies :data:`MAX_CRASHES` times comes
+    back as :class:`WorkerDied`. Workers die with this process (Linux: a
+    parent-death signal) and close the results store's lock they inherit.
+    """
 
     name = "local pool"
 
     def __init__(self, jobs: int | None = None) -> None:
         self.workers = default_jobs() if jobs is None else max(1, int(jobs))
 
+    def _pool(self, workers: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=workers, initializer=worker_init, initargs=(os.getpid(),)
+        )
+
     def map_unordered(self, fn, items, keys=None):  # type: ignore[no-untyped-def]
-        todo = list(range(len(items)))
-        crashes = [0] * len(items)
-        while todo:
-            pool = ProcessPoolExecutor(max_workers=min(self.workers, len(todo)))
-            futures: dict[Future[Any], int] = {pool.submit(fn, *items[i]): i for i in todo}
-            todo = []
-            finished = False
-            try:
-                pending = set(futures)
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        i = futures[fut]
-                        try:
-                            result = fut.result()
-                        except BrokenProcessPool:
-                            crashes[i] += 1
-                            if crashes[i] >= MAX_CRASHES:
-                                yield (
-                                    i,
-                                    WorkerDied(
-                                        f"a worker process died {crashes[i]} times while this run "
-                                        "was in flight (killed, or out of memory?)"
-                                    ),
-                                )
-                            else:
-                                todo.append(i)
-                            continue
-                        yield i, result
-                finished = True
-            finally:
-                if not finished:
-                    # Interrupted (Ctrl-C, an error while storing): runs in flight
-                    # are abandoned, not awaited; a run inside the core cannot be
-                    # stopped any other way. Their results were never stored.
-                    procs = list((getattr(pool, "_processes", None) or {}).values())
-                    for proc in procs:
-                        proc.terminate()
-                    for proc in procs:
-                        proc.join(timeout=5)
-                # Waiting is quick once the workers are gone, and lets the pool's
-                # manager thread finish before the interpreter exits.
-                pool.shutdown(wait=True, cancel_futures=True)
+        suspects: list[int] = []
+        yield from self._shared(fn, items, suspects)
+        yield from self._isolated(fn, items, suspects)
+
+    def _shared(self, fn, items, suspects):  # type: ignore[no-untyped-def]
+        """Every run in one pool; runs lost to a broken pool go to ``suspects``."""
+        if not items:
+            return
+        pool = self._pool(min(self.workers, len(items)))
+        futures: dict[Future[Any], int] = {
+            pool.submit(fn, *args): i for i, args in enumerate(items)
+        }
+        finished = False
+        try:
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    try:
+                        result = fut.result()
+                    except BrokenProcessPool:
+                        suspects.append(futures[fut])
+                        continue
+                    yield futures[fut], result
+            finished = True
+        finally:
+            _close(pool, abandon=not finished)
+
+    def _isolated(self, fn, items, todo):  # type: ignore[no-untyped-def]
+        """Each run in a fresh one-worker pool, ``workers`` at a time."""
+        queue = deque((i, 0) for i in sorted(todo))
+        running: dict[Future[Any], tuple[int, int, ProcessPoolExecutor]] = {}
+        try:
+            while queue or running:
+                while queue and len(running) < self.workers:
+                    i, crashes = queue.popleft()
+                    pool = self._pool(1)
+                    running[pool.submit(fn, *items[i])] = (i, crashes, pool)
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i, crashes, pool = running.pop(fut)
+                    _close(pool, abandon=False)
+                    try:
+                        result = fut.result()
+                    except BrokenProcessPool:
+                        if crashes + 1 >= MAX_CRASHES:
+                            yield i, WorkerDied(
+                                f"the worker process running this run died {crashes + 1} "
+                                "times (killed, or out of memory?)"
+                            )
+                        else:
+                            queue.append((i, crashes + 1))
+                        continue
+                    yield i, result
+        finally:
+            for _, _, pool in running.values():
+                _close(pool, abandon=True)
+
+
+def _close(pool: ProcessPoolExecutor, *, abandon: bool) -> None:
+    """Shut ``pool`` down; with ``abandon`` (Ctrl-C, an error while storing)
+    its runs in flight are killed, not awaited: a run inside the core cannot be
+    stopped any other way, and their results were never stored."""
+    if abandon:
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.join(timeout=5)
+    # Waiting is quick once the workers are gone, and lets the pool's manager
+    # thread finish before the interpreter exits.
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def worker_init(parent: int) -> None:
+    """In a new pool worker: die with the parent, let go of the store's lock."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    from tcpair.store import release_inherited_locks
+
+    release_inherited_locks()
 
 
 class DaskBackend(Backend):

@@ -38,6 +38,7 @@ from tcpair.cli_common import (
     _stderr,
     _stdout,
 )
+from tcpair.cli_store import store_cmd
 from tcpair.cli_sweep import reproduce_cmd, results_cmd, sweep_cmd
 from tcpair.plot_cli import plot_cmd
 
@@ -294,11 +295,23 @@ def report_cmd(directory: Path) -> None:
 cli.add_command(sweep_cmd)
 cli.add_command(results_cmd)
 cli.add_command(reproduce_cmd)
+cli.add_command(store_cmd)
 
 
 cli.add_command(bench_cmd)
 cli.add_command(ns2_check_cmd)
 cli.add_command(plot_cmd)
+
+
+def os_error_line(exc: OSError) -> str:
+    """A filesystem error in the user's terms: the path, then what the OS said."""
+    path = exc.filename
+    what = exc.strerror or str(exc)
+    if path is None:
+        return what
+    if isinstance(exc, FileExistsError) and not os.path.isdir(path):
+        what = "exists and is not a directory"
+    return f"{path}: {what}"
 
 
 def _error(message: str) -> None:
@@ -319,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except StoreLocked as exc:
         _error(str(exc))
         sys.exit(EXIT_RUNTIME)
-    except (ScenarioError, FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+    except ScenarioError as exc:
         _error(str(exc))
         sys.exit(EXIT_USAGE)
     except SimulationError as exc:
@@ -344,6 +357,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    except OSError as exc:  # read-only directory, full disk, --out under a file
+        _error(os_error_line(exc))
+        sys.exit(EXIT_USAGE)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

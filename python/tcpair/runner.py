@@ -114,7 +114,15 @@ def task_rows(
         for name, t in (result.get("tables") or {}).items()
         if t is not None
     }
-    return pa.Table.from_pylist(rows), tables
+    return pa.Table.from_pylist([{k: _storable(v) for k, v in r.items()} for r in rows]), tables
+
+
+def _storable(v: Any) -> Any:
+    """Parquet columns hold 64-bit integers: a larger one (an axis value the
+    core refused, say) is stored as its text rather than failing the sweep."""
+    if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+        return str(v)
+    return v
 
 
 @dataclass
@@ -393,6 +401,7 @@ def run_sweep(
     _preflight(spec, tasks, [metric])
     console = console or Console(stderr=True)
     store = Store(directory)
+    _refuse_other_sweep(store, spec)
     point_seeds: dict[int, list[int]] = {}
     result = SweepResult(spec, directory, tasks, quick, base_runs=len({t.key for t in tasks}))
     owned = backend is None
@@ -444,6 +453,18 @@ def run_sweep(
         if owned:
             be.close()
     return result
+
+
+def _refuse_other_sweep(store: Store, spec: SweepSpec) -> None:
+    """A store holds one sweep: another one's runs would be hidden by it."""
+    saved = store.sweep_definition() if store.exists() else None
+    other = (saved or {}).get("sweep", {}).get("name")
+    if other is not None and other != spec.name:
+        raise ScenarioError(
+            f"--out {store.root}: holds the results of sweep {other!r}; sweep {spec.name!r} "
+            f"would hide them. Give it its own --out (default results/{spec.name}); "
+            "tcpair.load_results on each store reads both"
+        )
 
 
 def _save(

@@ -16,6 +16,7 @@ from typing import Any
 
 from tcpair._errors import ScenarioError
 from tcpair.paths import scenario_path
+from tcpair.plain import check_plain, check_seed, check_source, decode_utf8
 
 Scenario = dict[str, Any]
 
@@ -26,20 +27,43 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
     A mapping is deep-copied so that overrides never alter the caller's object.
     A bare name such as ``clrp_one_link`` resolves to a shipped scenario.
     """
+    check_source(source)
     if isinstance(source, Mapping):
+        check_plain(source)
         return copy.deepcopy(dict(source))
     path = _resolve(source)
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        text = decode_utf8(path.read_bytes(), str(path))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: lists and tables are nested too deeply") from None
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read scenario file: {exc.strerror}") from None
+    check_plain(data)
+    return data
 
 
 def _resolve(source: str | Path) -> Path:
     """Find the file: as given, else among the shipped scenarios."""
+    try:
+        return _find(source)
+    except OSError as exc:  # e.g. a name longer than the system allows
+        raise ScenarioError(
+            f"{_shown(source)}: cannot be a scenario file ({exc.strerror})"
+        ) from None
+
+
+def _shown(source: str | Path) -> str:
+    """A file name for a one-line message: quoted if it holds line breaks, cut if long."""
+    text = str(source)
+    if not text.isprintable():
+        text = repr(text)
+    return text if len(text) <= 300 else text[:150] + "..." + text[-100:]
+
+
+def _find(source: str | Path) -> Path:
     path = Path(source)
     if path.is_file():
         return path
@@ -48,8 +72,8 @@ def _resolve(source: str | Path) -> Path:
         if shipped is not None:
             return shipped
     if path.is_dir():
-        raise ScenarioError(f"{source}: is a directory, not a scenario file")
-    raise ScenarioError(f"{source}: no such scenario file")
+        raise ScenarioError(f"{_shown(source)}: is a directory, not a scenario file")
+    raise ScenarioError(f"{_shown(source)}: no such scenario file")
 
 
 def parse_value(text: str) -> Any:
@@ -183,12 +207,24 @@ def override_items(overrides: Overrides | str | None) -> list[tuple[str, Any]]:
     if isinstance(overrides, Mapping):
         out = []
         for key, value in overrides.items():
-            key = str(key).strip()
+            if not isinstance(key, str):
+                raise ScenarioError(f"overrides {key!r}: keys must be dotted strings")
+            check_plain(value, key)
+            key = key.strip()
             if not key or any(not p.strip() for p in key.split(".")):
                 raise ScenarioError(f"overrides {key!r}: empty component in the dotted key")
             out.append((key, value))
         return out
-    return [split_override(item) for item in overrides]
+    if not isinstance(overrides, Iterable):
+        raise TypeError(
+            "overrides: expected a dict or a list of 'dotted.key=value' strings, "
+            f"got {type(overrides).__name__}"
+        )
+    items = list(overrides)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"overrides: expected 'dotted.key=value' strings, got {item!r}")
+    return [split_override(item) for item in items]
 
 
 def apply_overrides(
@@ -210,7 +246,8 @@ def apply_overrides(
     for key, value in override_items(overrides):
         set_path(out, key, value)
     if seed is not None:
-        set_path(out, "run.seed", int(seed))
+        set_path(out, "run.seed", check_seed(seed))
+    check_plain(out)
     return out
 
 

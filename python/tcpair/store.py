@@ -7,6 +7,8 @@ Layout::
       runs.parquet          compacted table: one row per run and flow
       runs/<key>.parquet    runs finished since the last compaction
       tables/<name>/<key>.parquet   per-packet tables the sweep keeps
+      manifest.jsonl        size and SHA-256 of each committed file (manifest.py)
+      quarantine/           files that failed their checksum, set aside
       .lock                 held while a sweep writes here
 
 Each finished run is written to a temporary file in ``runs/`` and renamed into
@@ -25,6 +27,7 @@ import contextlib
 import json
 import os
 import tempfile
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +39,7 @@ import pyarrow.parquet as pq
 
 from tcpair._errors import ScenarioError, StoreLocked
 from tcpair._perms import fix_file
+from tcpair.manifest import Manifest, Problem, digest, quarantine
 
 try:  # POSIX only; the store still works without a lock elsewhere.
     import fcntl
@@ -50,42 +54,106 @@ LOCK = ".lock"
 TMP_PREFIX = ".tmp-"
 
 
-def _fsync_write(path: Path, write: Any) -> None:
-    """Write via ``write(tmp_path)`` next to ``path``, fsync, then rename into place."""
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
+# Descriptors of the store locks this process holds. A forked pool worker
+# inherits them; it closes its copies (release_inherited_locks) so that the
+# kernel frees a lock as soon as the sweep that took it is gone, even if a
+# worker lingers (flock locks belong to the open file, shared by every copy).
+_HELD_LOCKS: set[int] = set()
+
+
+def release_inherited_locks() -> None:
+    """In a forked child: close the copies of the parent's store locks."""
+    for fd in list(_HELD_LOCKS):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD_LOCKS.clear()
+
+
+def _fsync_write(path: Path, write: Any, commit: Any = None) -> None:
+    """Write via ``write(tmp_path)`` next to ``path``, fsync, call ``commit(tmp_path)``
+    (the manifest's line), then rename into place."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
+    except OSError as exc:  # e.g. a read-only directory
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path.parent)) from None
     os.close(fd)
     try:
         write(tmp)
         fix_file(tmp)  # mkstemp makes it 0600; readers expect the umask's mode
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        if commit is not None:
+            commit(tmp)
         os.replace(tmp, path)
+    except OSError as exc:  # e.g. a full disk: name the file being written
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
 
 
-def _write_table(path: Path, table: pa.Table) -> None:
-    _fsync_write(path, lambda tmp: pq.write_table(table, tmp))
-
-
 def _concat(tables: Sequence[pa.Table]) -> pa.Table:
     """Concatenate tables whose columns differ (a failed run has no flow metrics)
-    or whose types were inferred differently (null vs string, int vs float)."""
+    or whose types were inferred differently (null vs string, int vs float).
+    A column whose types cannot be unified (a type changed between versions)
+    becomes text rather than making the whole store unreadable."""
     tables = [t for t in tables if t.num_columns]
     if not tables:
         return pa.table({})
-    return pa.concat_tables(tables, promote_options="permissive")
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        clash = _clashing(tables)
+        texts = [_as_text(t, clash) for t in tables]
+        return pa.concat_tables(texts, promote_options="permissive")
 
 
-def write_json(path: Path, data: Any) -> None:
+def _clashing(tables: Sequence[pa.Table]) -> set[str]:
+    """Columns with more than one non-null type across ``tables``."""
+    types: dict[str, set[str]] = {}
+    for t in tables:
+        for f in t.schema:
+            if not pa.types.is_null(f.type):
+                types.setdefault(f.name, set()).add(str(f.type))
+    return {name for name, ts in types.items() if len(ts) > 1}
+
+
+def _as_text(table: pa.Table, names: set[str]) -> pa.Table:
+    for name in names & set(table.column_names):
+        i = table.column_names.index(name)
+        text = [None if v is None else str(v) for v in table.column(name).to_pylist()]
+        table = table.set_column(i, name, pa.array(text, pa.string()))
+    return table
+
+
+def write_json(path: Path, data: Any, commit: Any = None) -> None:
     """Atomically write ``data`` as JSON."""
 
     def w(tmp: str) -> None:
         Path(tmp).write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
 
-    _fsync_write(path, w)
+    _fsync_write(path, w, commit)
+
+
+def _read_parquet(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
+    """Read a stored Parquet file; a damaged one raises :class:`Damaged`."""
+    try:
+        return pq.read_table(path, columns=columns)
+    except FileNotFoundError:
+        raise
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise Damaged(Problem(path, f"damaged (not readable as Parquet: {exc})")) from None
+
+
+class Damaged(Exception):
+    """A stored file failed to read; carries the :class:`Problem`."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 class Store:
@@ -93,8 +161,12 @@ class Store:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        self.manifest = Manifest(self.root)
         # Run tables this object wrote, so compaction need not read them back.
         self._written: dict[str, pa.Table] = {}
+        # True while this object holds the lock: then damaged files are
+        # quarantined; a reader without the lock only skips them.
+        self._writing = False
 
     # -- layout -------------------------------------------------------------
     @property
@@ -134,10 +206,64 @@ class Store:
                     raise StoreLocked(
                         f"{self.root}: results store in use by another tcpair process"
                     ) from None
+            _HELD_LOCKS.add(fh.fileno())
             self._remove_temporaries()
+            self._adopt_unlisted()
+            self._writing = True
             yield self
         finally:
+            self._writing = False
+            _HELD_LOCKS.discard(fh.fileno())
             fh.close()
+
+    def committed_files(self) -> list[Path]:
+        """Every stored file the manifest covers (not temporaries, not the lock)."""
+        files = [self.root / SWEEP, self.compact_path, *self._run_files()]
+        for d in sorted(self.root.glob(f"{TABLES}/*")):
+            files += sorted(p for p in d.glob("*.parquet") if not p.name.startswith(TMP_PREFIX))
+        return [f for f in files if f.is_file()]
+
+    def _adopt_unlisted(self) -> None:
+        """A store from before manifests: list its files as they are now."""
+        if self.manifest.exists():
+            return
+        entries = {}
+        for f in self.committed_files():
+            size, sha = digest(f)
+            entries[f.relative_to(self.root).as_posix()] = {"size": size, "sha256": sha}
+        if entries:
+            self.manifest.rewrite(entries)
+
+    def _commit(self, path: Path) -> Any:
+        rel = path.relative_to(self.root).as_posix()
+        return lambda tmp: self.manifest.record(rel, tmp)
+
+    def _write_table(self, path: Path, table: pa.Table) -> None:
+        _fsync_write(path, lambda tmp: pq.write_table(table, tmp), self._commit(path))
+
+    def check(self) -> list[Problem]:
+        """Every committed file that fails its checksum, is stray or is unreadable."""
+        problems = self.manifest.check(self.committed_files())
+        bad = {p.path for p in problems}
+        for f in self.committed_files():
+            if f in bad:
+                continue
+            try:
+                if f.suffix == ".parquet":
+                    pq.read_metadata(f)
+                else:
+                    json.loads(f.read_text(encoding="utf-8"))
+            except (pa.ArrowException, OSError, ValueError) as exc:
+                problems.append(Problem(f, f"damaged (not readable: {exc})"))
+        return problems
+
+    def _set_aside(self, problems: Sequence[Problem]) -> None:
+        """Quarantine (writer) or skip with a warning (reader)."""
+        if self._writing:
+            quarantine(self.root, problems)
+            return
+        for p in problems:
+            warnings.warn(f"{p}; skipped (tcpair store repair sets it aside)", stacklevel=3)
 
     def _remove_temporaries(self) -> None:
         for d in [self.root, self.runs_dir, *self.root.glob(f"{TABLES}/*")]:
@@ -151,37 +277,91 @@ class Store:
         for name, table in tables.items():
             d = self.table_dir(name)
             d.mkdir(parents=True, exist_ok=True)
-            _write_table(d / f"{key}.parquet", table)
-        _write_table(self.runs_dir / f"{key}.parquet", rows)
+            self._write_table(d / f"{key}.parquet", table)
+        self._write_table(self.runs_dir / f"{key}.parquet", rows)
         self._written[key] = rows
 
     def save_sweep(self, definition: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        write_json(self.root / SWEEP, definition)
+        write_json(self.root / SWEEP, definition, self._commit(self.root / SWEEP))
 
     def compact(self) -> int:
-        """Fold run files into ``runs.parquet``; returns how many were folded."""
+        """Fold run files into ``runs.parquet``; returns how many were folded.
+
+        Order: the new ``runs.parquet`` (its manifest line first), then the run
+        files go, then the manifest is rewritten without their lines. A kill
+        at any point leaves every run readable (duplicates are removed by key
+        on loading; lines of missing files are ignored)."""
         files = self._run_files()
         if not files:
             return 0
-        _write_table(self.compact_path, self._load_arrow(files))
+        self._write_table(self.compact_path, self._load_arrow(files))
         for f in files:
             with contextlib.suppress(OSError):
                 f.unlink()
         self._written.clear()
+        present = {f.relative_to(self.root).as_posix() for f in self.committed_files()}
+        entries = self.manifest.entries()
+        self.manifest.rewrite({k: v for k, v in entries.items() if k in present})
         return len(files)
 
     # -- reading -------------------------------------------------------------
     def sweep_definition(self) -> dict[str, Any] | None:
         p = self.root / SWEEP
-        return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+        if not p.is_file():
+            return None
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("sweep"), dict):
+                raise ValueError("no sweep definition in it")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ScenarioError(
+                f"{p}: damaged ({exc}); run the sweep again with its sweep file and "
+                f"--out {self.root} to rewrite it (stored runs are kept)"
+            ) from None
+        return data
 
-    def _load_arrow(self, files: Sequence[Path]) -> pa.Table:
+    def _trusted(self, files: Sequence[Path]) -> list[Path]:
+        """``files`` less those failing their checksum (set aside)."""
+        mine = {self.runs_dir / f"{k}.parquet" for k in self._written}
+        problems = self.manifest.check([f for f in files if f not in mine])
+        if problems:
+            self._set_aside(problems)
+        bad = {p.path for p in problems}
+        return [f for f in files if f not in bad]
+
+    def _read_all(
+        self, files: Sequence[Path], columns: Sequence[str] | None = None
+    ) -> list[pa.Table]:
+        """Each trusted file's table; unreadable files are set aside too."""
+        parts = []
+        for f in self._trusted(files):
+            if columns is None and f.stem in self._written and f.parent == self.runs_dir:
+                parts.append(self._written[f.stem])
+                continue
+            try:
+                parts.append(_read_parquet(f, columns))
+            except Damaged as exc:
+                self._set_aside([exc.problem])
+        return parts
+
+    def _snapshot(self, read: Any) -> Any:
+        """``read()``, again if a compaction removed a file under it (the new
+        ``runs.parquet`` then holds its rows): a consistent view, no error."""
+        for _ in range(10):
+            try:
+                return read()
+            except FileNotFoundError:
+                continue
+        return read()
+
+    def _sources(self, files: Sequence[Path] | None = None) -> list[Path]:
+        compact = [self.compact_path] if self.compact_path.is_file() else []
+        return compact + list(self._run_files() if files is None else files)
+
+    def _load_arrow(self, files: Sequence[Path] | None = None) -> pa.Table:
         """The compacted table plus ``files``, one copy of each run (the newest)."""
-        parts = [pq.read_table(self.compact_path)] if self.compact_path.is_file() else []
-        parts.extend(
-            self._written[f.stem] if f.stem in self._written else pq.read_table(f) for f in files
-        )
+        parts = self._read_all(self._sources(files))
         table = _concat(parts)
         if "run_key" not in table.column_names or len(parts) < 2:
             return table
@@ -196,22 +376,21 @@ class Store:
 
     def load(self, *, with_scenario: bool = False) -> pd.DataFrame:
         """Every stored run, one row per run and flow (failed runs: one row, no flow)."""
-        table = self._load_arrow(self._run_files())
+        table = self._snapshot(self._load_arrow)
         if not with_scenario and "scenario" in table.column_names:
             table = table.drop_columns(["scenario"])
         return table.to_pandas()
 
     def status(self) -> dict[str, str]:
         """``run_key -> status`` of every stored run (reads two columns only)."""
-        out: dict[str, str] = {}
-        sources = [self.compact_path] if self.compact_path.is_file() else []
-        sources += self._run_files()
-        for src in sources:
-            t = pq.read_table(src, columns=["run_key", "status"])
-            out.update(
-                zip(t.column("run_key").to_pylist(), t.column("status").to_pylist(), strict=True)
-            )
-        return out
+        def read() -> dict[str, str]:
+            out: dict[str, str] = {}
+            for t in self._read_all(self._sources(), columns=["run_key", "status"]):
+                keys, status = t.column("run_key").to_pylist(), t.column("status").to_pylist()
+                out.update(zip(keys, status, strict=True))
+            return out
+
+        return self._snapshot(read)
 
     def load_table(self, name: str, keys: Sequence[str] | None = None) -> pd.DataFrame:
         """A kept per-packet table (e.g. ``timeseries``) with a ``run_key`` column."""
@@ -220,13 +399,31 @@ class Store:
             return pd.DataFrame()
         wanted = set(keys) if keys is not None else None
         frames = []
-        for p in sorted(d.glob("*.parquet")):
-            if p.name.startswith(TMP_PREFIX) or (wanted is not None and p.stem not in wanted):
+        files = [
+            p
+            for p in sorted(d.glob("*.parquet"))
+            if not p.name.startswith(TMP_PREFIX) and (wanted is None or p.stem in wanted)
+        ]
+        for p, table in zip(files, self._read_each(files), strict=True):
+            if table is None:
                 continue
-            frame = pq.read_table(p).to_pandas()
+            frame = table.to_pandas()
             frame.insert(0, "run_key", p.stem)
             frames.append(frame)
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+    def _read_each(self, files: Sequence[Path]) -> list[pa.Table | None]:
+        """Each file's table, None for one that is damaged (set aside)."""
+        ok = set(self._trusted(files))
+        out: list[pa.Table | None] = []
+        for f in files:
+            try:
+                out.append(_read_parquet(f) if f in ok else None)
+            except Damaged as exc:
+                self._set_aside([exc.problem])
+                out.append(None)
+        return out
 
 
 def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.DataFrame:
@@ -242,4 +439,4 @@ def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.Da
     return store.load(with_scenario=with_scenario)
 
 
-__all__ = ["Store", "StoreLocked", "load_results"]
+__all__ = ["Store", "StoreLocked", "load_results", "release_inherited_locks"]

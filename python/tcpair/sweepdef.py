@@ -43,6 +43,7 @@ from typing import Any
 from tcpair._errors import ScenarioError
 from tcpair.api import TABLES as API_TABLES
 from tcpair.paths import sweep_path
+from tcpair.plain import check_plain, decode_utf8
 from tcpair.scenario import Scenario, load_scenario, set_path
 
 # Columns every stored run row has; axis names must not shadow them.
@@ -244,18 +245,27 @@ def run_key(scenario: Mapping[str, Any], seed: int, version: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+# The most seeds per point a sweep may ask for by count (a mistyped count
+# would otherwise plan billions of runs).
+MAX_SEED_COUNT = 1_000_000
+
+
 def _seeds(value: Any, where: str) -> tuple[int, ...]:
     if isinstance(value, bool):
         raise _err(where, f"expected a count or a list of seeds, got {value!r}")
     if isinstance(value, int):
         if value < 1:
             raise _err(where, f"must be >= 1, got {value}")
+        if value > MAX_SEED_COUNT:
+            raise _err(where, f"must be at most {MAX_SEED_COUNT}, got {value}")
         return tuple(range(1, value + 1))
     if isinstance(value, list) and value:
         out = []
         for i, s in enumerate(value):
-            if isinstance(s, bool) or not isinstance(s, int) or s < 0 or s >= 2**64:
-                raise _err(f"{where}[{i}]", f"expected an integer seed >= 0, got {s!r}")
+            if isinstance(s, bool) or not isinstance(s, int) or s < 0 or s >= 2**63:
+                raise _err(
+                    f"{where}[{i}]", f"expected an integer seed >= 0, got {s!r} (at most 2^63 - 1)"
+                )
             out.append(s)
         if len(set(out)) != len(out):
             raise _err(where, f"repeated seed in {out}")
@@ -444,17 +454,25 @@ def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
     if isinstance(source, Mapping):
         return parse_sweep(source)
     path = Path(source)
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as exc:  # e.g. a name longer than the system allows
+        shown = str(source) if len(str(source)) <= 60 else str(source)[:60] + "..."
+        raise ScenarioError(f"{shown}: cannot be a sweep file ({exc.strerror})") from None
+    if not found:
         shipped = sweep_path(str(source), missing_ok=True) if path.parent == Path(".") else None
         if shipped is None:
             raise ScenarioError(f"{source}: no such sweep file")
         path = shipped
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(decode_utf8(path.read_bytes(), str(path)))
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: lists and tables are nested too deeply") from None
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read sweep file: {exc.strerror}") from None
+    check_plain(raw)
     try:
         spec = parse_sweep(raw, base_dir=path.parent)
     except ScenarioError as exc:

@@ -55,6 +55,14 @@ pub enum SimError {
     /// The trace or the pcap files could not be written (the message names
     /// the key and the path).
     Output(String),
+    /// A per-run table reached `output.max_rows`.
+    TableFull {
+        table: &'static str,
+        cap: u64,
+        sim_time_s: String,
+    },
+    /// The caller asked the run to stop (Ctrl-C); nothing is returned.
+    Interrupted,
 }
 
 impl fmt::Display for SimError {
@@ -66,6 +74,11 @@ impl fmt::Display for SimError {
                 f,
                 "run.event_budget: the budget of {budget} events was used up at simulated time {sim_time_s} s before the run's end; raise run.event_budget or shorten run.duration"
             ),
+            SimError::TableFull { table, cap, sim_time_s } => write!(
+                f,
+                "output.max_rows: the {table} table reached its cap of {cap} rows at simulated time {sim_time_s} s; raise output.max_rows or shorten run.duration"
+            ),
+            SimError::Interrupted => write!(f, "interrupted"),
         }
     }
 }

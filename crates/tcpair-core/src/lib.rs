@@ -12,6 +12,7 @@ pub mod bs;
 pub mod engine;
 pub mod error;
 pub mod impair;
+pub mod limits;
 pub mod metrics;
 pub mod net;
 pub mod packet;

@@ -9,6 +9,7 @@ use std::path::Path;
 
 const LAYERS: &[&[&str]] = &[
     &["engine", "error", "units"],
+    &["limits"],
     &["registry"],
     &["packet"],
     &["impair"],

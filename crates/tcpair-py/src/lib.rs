@@ -38,15 +38,31 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 }
 
 /// Run a scenario given as JSON text; returns the result as JSON text.
+///
+/// The core asks every few thousand events whether a signal is pending
+/// (`Python::check_signals`, which runs Python's handlers): Ctrl-C raises
+/// KeyboardInterrupt here within milliseconds and the partial run is dropped.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     let text = scenario_json.to_owned();
-    py.allow_threads(move || {
+    let mut pending: Option<PyErr> = None;
+    let out = py.allow_threads(|| {
         guarded(|| {
-            let r = tcpair_core::sim::run_json(&text)?;
+            let mut stop = || match Python::with_gil(|py| py.check_signals()) {
+                Ok(()) => false,
+                Err(e) => {
+                    pending = Some(e);
+                    true
+                }
+            };
+            let r = tcpair_core::sim::run_json_checked(&text, &mut stop)?;
             Ok(r.to_json().to_string())
         })
-    })
+    });
+    match pending {
+        Some(e) => Err(e),
+        None => out,
+    }
 }
 
 /// Hands each full chunk of the event trace to a Python callable:

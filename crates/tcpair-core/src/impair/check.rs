@@ -3,6 +3,7 @@
 //! [`ConfigError::within`].
 
 use crate::error::ConfigError;
+use crate::limits::time_of;
 
 /// `v` must be a probability.
 pub(crate) fn prob(field: &str, v: f64) -> Result<f64, ConfigError> {
@@ -16,28 +17,16 @@ pub(crate) fn prob(field: &str, v: f64) -> Result<f64, ConfigError> {
     }
 }
 
-/// `v` must be a finite, strictly positive duration in seconds.
+/// `v` must be a finite, strictly positive duration in seconds, within the
+/// limits of [`time_of`] (at most `MAX_TIME_S`, not below 1 ns).
 pub(crate) fn positive_secs(field: &str, v: f64) -> Result<f64, ConfigError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("must be a finite number of seconds > 0, got {v}"),
-        ))
-    }
+    time_of(field, v, false).map(|_| v)
 }
 
-/// `v` must be a finite, non-negative time in seconds.
+/// `v` must be a finite, non-negative time in seconds, within the limits of
+/// [`time_of`].
 pub(crate) fn nonneg_secs(field: &str, v: f64) -> Result<f64, ConfigError> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("must be a finite number of seconds >= 0, got {v}"),
-        ))
-    }
+    time_of(field, v, true).map(|_| v)
 }
 
 #[cfg(test)]

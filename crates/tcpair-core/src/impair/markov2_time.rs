@@ -28,6 +28,9 @@ pub const INFO: ModelInfo = ModelInfo {
     build,
 };
 
+/// The most slots a mean sojourn may span (geometric sojourns).
+pub const MAX_SLOTS_PER_SOJOURN: f64 = 1e12;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Sojourn {
@@ -104,6 +107,18 @@ impl Markov2Time {
                         "slot",
                         format!(
                             "slot ({slot} s) must not exceed mean_good ({mg} s) or mean_bad ({mb} s)"
+                        ),
+                    ));
+                }
+                // The geometric sampler's set-up loops on 1 - slot/mean, which
+                // must differ from 1 in f64: bound the mean number of slots.
+                if mg.max(mb) / slot > MAX_SLOTS_PER_SOJOURN {
+                    return Err(ConfigError::new(
+                        "slot",
+                        format!(
+                            "slot ({slot} s) is too short: mean_good and mean_bad may be at most \
+                             {MAX_SLOTS_PER_SOJOURN:e} slots, got {:e}",
+                            mg.max(mb) / slot
                         ),
                     ));
                 }

@@ -83,7 +83,9 @@ impl LinkDir {
             kind,
             pipeline,
             medium: None,
-            departures: VecDeque::with_capacity(queue_limit as usize + 2),
+            // Grows with what is queued, not with the limit (a limit of millions
+            // costs nothing until that many packets wait).
+            departures: VecDeque::with_capacity((queue_limit as usize + 2).min(64)),
             busy_until: 0,
             in_transit: 0,
             accepted: 0,
@@ -92,12 +94,14 @@ impl LinkDir {
         }
     }
 
-    /// Serialization time of `size` bytes, rounded to the nearest ns.
+    /// Serialization time of `size` bytes, rounded to the nearest ns and at
+    /// least 1 ns, so a packet never crosses a link in zero time and no
+    /// cycle of events can run without simulated time moving forward.
     #[inline]
     pub fn tx_time(&self, size: u32) -> Time {
         let bits = u128::from(size) * 8 * u128::from(SEC);
         let bw = u128::from(self.bandwidth_bps);
-        ((bits + bw / 2) / bw) as Time
+        (((bits + bw / 2) / bw) as Time).max(1)
     }
 
     /// Packets waiting at `now` (excluding the one being transmitted).

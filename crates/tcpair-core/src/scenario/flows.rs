@@ -5,6 +5,7 @@ use super::topo::lookup;
 use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec};
 use crate::engine::{secs, stream, Time};
 use crate::error::{in_range, ConfigError};
+use crate::limits;
 use crate::net::{DirId, LinkKind, NodeKind, Router, Topology};
 use crate::packet::NodeId;
 use crate::schemes::syndrome::receiver::UnusedCredit;
@@ -195,12 +196,7 @@ fn check_sizes(p: &str, f: &FlowSpec) -> Result<(), ConfigError> {
             "must be at least 1 byte, got 0",
         ));
     }
-    if f.window == 0 {
-        return Err(err(
-            format!("{p}.window"),
-            "must be at least 1 packet, got 0",
-        ));
-    }
+    limits::packets(&format!("{p}.window"), f.window, false)?;
     if f.segments == Some(0) {
         return Err(err(
             format!("{p}.segments"),
@@ -230,7 +226,24 @@ fn routes(
             format!("no route for ACKs from {:?} back to {:?}", f.dst, f.src),
         )
     })?;
+    check_hops(&format!("{p}.dst"), &data)?;
+    check_hops(&format!("{p}.src"), &ack)?;
     Ok((data, ack))
+}
+
+/// A packet counts its hops in 16 bits: a longer route is refused.
+fn check_hops(field: &str, path: &[DirId]) -> Result<(), ConfigError> {
+    if path.len() > limits::MAX_HOPS {
+        return Err(err(
+            field,
+            format!(
+                "the route has {} hops; at most {} are supported",
+                path.len(),
+                limits::MAX_HOPS
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The receiver: the `sink` table.
@@ -325,4 +338,18 @@ fn agent_missing(
              link (e.g. bs = [\"{agent}\"] on the base station), found none"
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_longer_than_the_hop_counter_are_refused() {
+        let long = vec![0 as DirId; limits::MAX_HOPS + 1];
+        let e = check_hops("flows[0].dst", &long).unwrap_err();
+        assert_eq!(e.path, "flows[0].dst");
+        assert!(e.message.contains("at most 65535"), "{e}");
+        assert!(check_hops("f", &long[1..]).is_ok());
+    }
 }

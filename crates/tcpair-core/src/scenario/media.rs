@@ -8,6 +8,7 @@ use super::{err, MediumSpec, ScenarioSpec};
 use crate::error::ConfigError;
 use crate::impair::pipeline::ImpairSpec;
 use crate::impair::Pipeline;
+use crate::limits;
 use crate::net::wifi::{Medium, WifiParams};
 use crate::net::{LinkDir, LinkKind, Topology};
 
@@ -70,7 +71,7 @@ fn params(p: &str, m: &MediumSpec) -> Result<WifiParams, ConfigError> {
         rts_cts: m.rts_cts,
         tx_range: m.tx_range,
         cs_range: m.cs_range,
-        queue: m.queue,
+        queue: limits::packets(&format!("{p}.queue"), m.queue, true)?,
         ..WifiParams::default()
     })
 }
@@ -82,6 +83,16 @@ fn medium(i: usize, m: &MediumSpec, seed: u64, topo: &mut Topology) -> Result<()
         return Err(err(
             format!("{p}.stations"),
             "a medium needs at least two stations",
+        ));
+    }
+    if m.stations.len() > limits::MAX_STATIONS {
+        return Err(err(
+            format!("{p}.stations"),
+            format!(
+                "a medium holds at most {} stations, got {}",
+                limits::MAX_STATIONS,
+                m.stations.len()
+            ),
         ));
     }
     let mut nodes = Vec::new();

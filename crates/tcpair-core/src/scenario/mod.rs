@@ -24,6 +24,7 @@ pub use trace::TraceFilter;
 
 use crate::engine::{secs, to_secs, Time};
 use crate::error::{from_value, ConfigError};
+use crate::limits;
 use crate::net::{DirId, Topology};
 use crate::packet::NodeId;
 use crate::tcp::{SinkConfig, TcpConfig};
@@ -57,6 +58,8 @@ pub struct Scenario {
     pub warmup: Time,
     pub seed: u64,
     pub event_budget: Option<u64>,
+    /// The most rows each per-run table may hold (`output.max_rows`).
+    pub max_rows: u64,
     pub flows: Vec<FlowPlan>,
     pub timeseries: bool,
     pub sample_interval: Time,
@@ -83,16 +86,11 @@ fn err(path: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(path, msg)
 }
 
-/// A duration in seconds, finite and >= 0 (> 0 unless `allow_zero`).
+/// A duration in seconds, finite and >= 0 (> 0 unless `allow_zero`), at most
+/// `MAX_TIME_S` and not below the 1 ns resolution ([`limits::time_of`]).
 fn check_secs(path: &str, q: &Quantity, allow_zero: bool) -> Result<f64, ConfigError> {
     let v = q.as_secs().map_err(|m| err(path, m))?;
-    if !v.is_finite() || v < 0.0 || (!allow_zero && v == 0.0) {
-        let want = if allow_zero { ">= 0" } else { "> 0" };
-        return Err(err(
-            path,
-            format!("must be a finite number of seconds {want}, got {v}"),
-        ));
-    }
+    limits::time_of(path, v, allow_zero)?;
     Ok(v)
 }
 
@@ -106,6 +104,16 @@ fn check_run(run: &RunSpec) -> Result<(f64, f64), ConfigError> {
             format!("must be shorter than run.duration ({duration} s), got {warmup}"),
         ));
     }
+    if run.seed > limits::MAX_SEED {
+        return Err(err(
+            "run.seed",
+            format!(
+                "must be a whole number from 0 to {} (2^63 - 1), got {}",
+                limits::MAX_SEED,
+                run.seed
+            ),
+        ));
+    }
     if run.event_budget == Some(0) {
         return Err(err(
             "run.event_budget",
@@ -113,6 +121,19 @@ fn check_run(run: &RunSpec) -> Result<(f64, f64), ConfigError> {
         ));
     }
     Ok((duration, warmup))
+}
+
+/// Rows each per-run table may keep unless `output.max_rows` says otherwise
+/// (about 100 MB per table at the widest row).
+pub const DEFAULT_MAX_ROWS: u64 = 1_000_000;
+
+/// `output.max_rows`: at least 1.
+fn max_rows(out: &OutputSpec) -> Result<u64, ConfigError> {
+    match out.max_rows {
+        None => Ok(DEFAULT_MAX_ROWS),
+        Some(0) => Err(err("output.max_rows", "must be at least 1 row, got 0")),
+        Some(n) => Ok(n),
+    }
 }
 
 impl Scenario {
@@ -149,6 +170,7 @@ impl Scenario {
             warmup: secs(warmup),
             seed: spec.run.seed,
             event_budget: spec.run.event_budget,
+            max_rows: max_rows(&spec.output)?,
             flows,
             timeseries: spec.output.timeseries,
             sample_interval: secs(interval),

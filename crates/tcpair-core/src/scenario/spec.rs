@@ -401,6 +401,10 @@ pub struct OutputSpec {
     /// Width of the moving window for instantaneous throughput, seconds.
     #[serde(default = "default_tput_window")]
     pub throughput_window: Quantity,
+    /// The most rows a per-run table (drops, recoveries, time series) may
+    /// hold; a run that would keep more stops with an error naming this key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rows: Option<u64>,
 }
 
 impl Default for OutputSpec {
@@ -409,6 +413,7 @@ impl Default for OutputSpec {
             timeseries: false,
             interval: default_interval(),
             throughput_window: default_tput_window(),
+            max_rows: None,
         }
     }
 }

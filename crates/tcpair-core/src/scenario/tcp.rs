@@ -4,6 +4,7 @@
 use super::{check_secs, err, FlowSpec, Quantity, TcpSpec};
 use crate::engine::{secs, Time};
 use crate::error::{in_range, ConfigError};
+use crate::limits;
 use crate::registry::{self, Builder, Entry};
 use crate::schemes::clrp::mh::MhConfig;
 use crate::tcp::{cc, detect, respond, Preset, RespondPer, TcpConfig, VARIANTS};
@@ -187,10 +188,11 @@ fn clrp(path: &str, t: &TcpSpec) -> Result<Option<MhConfig>, ConfigError> {
 
 /// Ranges of the numeric sender settings.
 fn check(path: &str, cfg: &TcpConfig) -> Result<(), ConfigError> {
-    if !cfg.initial_cwnd.is_finite() || cfg.initial_cwnd < 1.0 {
+    let max = f64::from(limits::MAX_PACKETS);
+    if !cfg.initial_cwnd.is_finite() || !(1.0..=max).contains(&cfg.initial_cwnd) {
         return Err(err(
             format!("{path}.initial_cwnd"),
-            format!("must be at least 1 packet, got {}", cfg.initial_cwnd),
+            format!("must be from 1 to {max} packets, got {}", cfg.initial_cwnd),
         ));
     }
     if cfg.initial_ssthresh.is_nan() || cfg.initial_ssthresh < 2.0 {

@@ -6,6 +6,7 @@ use crate::engine::secs;
 use crate::error::ConfigError;
 use crate::impair::pipeline::ImpairSpec;
 use crate::impair::Pipeline;
+use crate::limits;
 use crate::net::{LinkDir, LinkKind, Node, NodeKind, Topology};
 use crate::packet::NodeId;
 
@@ -81,10 +82,13 @@ fn link(i: usize, l: &mut LinkSpec, seed: u64, topo: &mut Topology) -> Result<()
         .bandwidth
         .as_bps()
         .map_err(|m| err(format!("{p}.bandwidth"), m))?;
-    if !bw.is_finite() || bw < 1.0 {
+    if !bw.is_finite() || !(1.0..=limits::MAX_BANDWIDTH_BPS).contains(&bw) {
         return Err(err(
             format!("{p}.bandwidth"),
-            format!("must be a positive rate of at least 1 bit/s, got {bw}"),
+            format!(
+                "must be a rate from 1 bit/s to {:e} bit/s, got {bw}",
+                limits::MAX_BANDWIDTH_BPS
+            ),
         ));
     }
     let delay = secs(check_secs(&format!("{p}.delay"), &l.delay, true)?);
@@ -109,7 +113,10 @@ fn link(i: usize, l: &mut LinkSpec, seed: u64, topo: &mut Topology) -> Result<()
             seed,
             &format!("link/{name}/{dp}"),
         )?;
-        let limit = d.queue.unwrap_or(l.queue);
+        let limit = match d.queue {
+            Some(q) => limits::packets(&format!("{p}.{dp}.queue"), q, true)?,
+            None => limits::packets(&format!("{p}.queue"), l.queue, true)?,
+        };
         let bw = bw.round() as u64;
         topo.dirs.push(LinkDir::new(
             i as u32, fwd, a, b, bw, delay, limit, kind, pipe,

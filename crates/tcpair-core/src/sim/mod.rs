@@ -197,10 +197,17 @@ impl Sim {
     }
 
     /// Run to the scenario's end time and summarize.
-    pub fn run(mut self) -> Result<RunResult, SimError> {
+    pub fn run(self) -> Result<RunResult, SimError> {
+        self.run_checked(&mut || false)
+    }
+
+    /// [`Sim::run`], asking `stop` every [`CHECK_EVERY`] events whether to
+    /// give up (e.g. on Ctrl-C); then the run ends with
+    /// [`SimError::Interrupted`] and its partial results are dropped.
+    pub fn run_checked(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, SimError> {
         let wall = std::time::Instant::now();
         self.open_pcap()?;
-        self.run_until(self.scenario.duration)?;
+        self.run_until_checked(self.scenario.duration, stop)?;
         self.finish_trace()?;
         let wall_s = wall.elapsed().as_secs_f64();
         Ok(RunResult::collect(&self, wall_s))
@@ -208,19 +215,56 @@ impl Sim {
 
     /// Process every event up to and including time `end`.
     pub fn run_until(&mut self, end: Time) -> Result<(), SimError> {
+        self.run_until_checked(end, &mut || false)
+    }
+
+    /// [`Sim::run_until`] with the periodic checks of [`Sim::run_checked`].
+    pub fn run_until_checked(
+        &mut self,
+        end: Time,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<(), SimError> {
         let budget = self.scenario.event_budget.unwrap_or(u64::MAX);
         while let Some(t) = self.q.peek_time() {
             if t > end {
                 break;
             }
-            if self.q.events_processed() >= budget {
+            let done = self.q.events_processed();
+            if done >= budget {
                 return Err(SimError::EventBudgetExceeded {
                     budget,
                     sim_time_s: format!("{:.6}", crate::engine::to_secs(t)),
                 });
             }
+            if done.is_multiple_of(CHECK_EVERY) {
+                self.check_slice(t, stop)?;
+            }
             let ev = self.q.pop().expect("peeked").event;
             self.handle(ev);
+        }
+        self.check_slice(self.q.now(), stop)
+    }
+
+    /// The checks made once per slice of events: a pending interrupt, and
+    /// the tables' row cap (`output.max_rows`).
+    #[cold]
+    fn check_slice(&self, t: Time, stop: &mut dyn FnMut() -> bool) -> Result<(), SimError> {
+        if stop() {
+            return Err(SimError::Interrupted);
+        }
+        let cap = self.scenario.max_rows;
+        for (table, rows) in [
+            ("drops", self.drops.len()),
+            ("recoveries", self.recoveries.len()),
+            ("timeseries", self.samples.len()),
+        ] {
+            if rows as u64 > cap {
+                return Err(SimError::TableFull {
+                    table,
+                    cap,
+                    sim_time_s: format!("{:.6}", crate::engine::to_secs(t)),
+                });
+            }
         }
         Ok(())
     }
@@ -250,6 +294,17 @@ pub fn run_toml(text: &str) -> Result<RunResult, SimError> {
 
 /// Run a scenario given as JSON text.
 pub fn run_json(text: &str) -> Result<RunResult, SimError> {
-    let v = crate::scenario::parse_json(text)?;
-    Sim::from_value(&v)?.run()
+    run_json_checked(text, &mut || false)
 }
+
+/// Run a scenario given as JSON text, asking `stop` every [`CHECK_EVERY`]
+/// events whether to give up (the Python binding checks for Ctrl-C).
+pub fn run_json_checked(text: &str, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, SimError> {
+    let v = crate::scenario::parse_json(text)?;
+    Sim::from_value(&v)?.run_checked(stop)
+}
+
+/// Events between two checks for an interrupt and for full tables: about a
+/// few milliseconds of work, so Ctrl-C is felt at once and the check costs
+/// nothing measurable.
+pub const CHECK_EVERY: u64 = 1 << 14;

@@ -312,7 +312,7 @@ impl Medium {
         }
         let sta = (0..n)
             .map(|i| Station {
-                queue: VecDeque::with_capacity(params.queue as usize + 1),
+                queue: VecDeque::with_capacity((params.queue as usize + 1).min(64)),
                 state: State::Idle,
                 slots: 0,
                 count_from: 0,

@@ -1,0 +1,186 @@
+//! Numbers at and beyond their limits (docs/reliability.md): each is either
+//! refused with one error naming the field and the limit, or runs correctly.
+//! Every case here once aborted, hung or wrapped.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use tcpair_core::sim::Sim;
+use tcpair_core::SimError;
+
+fn base() -> Value {
+    one_link("reno", json!({"model": "uniform", "p": 0.01}), 2.0)
+}
+
+fn error_of(v: &Value) -> String {
+    match Sim::from_value(v) {
+        Ok(_) => panic!("accepted: {v}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn expect(edit: impl FnOnce(&mut Value), path: &str, mentions: &str) {
+    let mut v = base();
+    edit(&mut v);
+    let msg = error_of(&v);
+    assert!(msg.starts_with(path), "expected path {path:?} in {msg:?}");
+    assert!(msg.contains(mentions), "expected {mentions:?} in {msg:?}");
+}
+
+#[test]
+fn huge_queues_and_windows_are_refused_not_allocated() {
+    for q in [4_294_967_295u64, 2_147_483_647] {
+        expect(
+            |v| v["links"][0]["queue"] = json!(q),
+            "links.wired.queue",
+            "from 0 to 1000000",
+        );
+    }
+    expect(
+        |v| v["links"][1]["forward"]["queue"] = json!(2_147_483_647u64),
+        "links.wireless.forward.queue",
+        "1000000",
+    );
+    expect(
+        |v| v["flows"][0]["window"] = json!(4_294_967_295u64),
+        "flows.tcp1.window",
+        "1000000",
+    );
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({"initial_cwnd": 1e9}),
+        "flows.tcp1.tcp.initial_cwnd",
+        "from 1 to 1000000",
+    );
+}
+
+#[test]
+fn the_largest_queue_allocates_lazily_and_runs() {
+    let mut v = base();
+    v["links"][0]["queue"] = json!(1_000_000);
+    v["links"][1]["queue"] = json!(1_000_000);
+    v["flows"][0]["window"] = json!(1_000_000);
+    v["flows"][0]["tcp"] = json!({"initial_cwnd": 1000});
+    let r = run(&v);
+    assert!(r.summary.delivered_data_packets > 0);
+}
+
+#[test]
+fn geometric_slot_of_one_ns_is_refused_at_once() {
+    let t0 = Instant::now();
+    expect(
+        |v| {
+            v["links"][1]["forward"]["loss"] = json!({"model": "markov2_time",
+                "mean_good": 1e8, "mean_bad": 1.0, "loss_good": 0.0, "loss_bad": 1.0,
+                "sojourn": "geometric", "slot": 1e-9})
+        },
+        "links.wireless.forward.loss.slot",
+        "too short",
+    );
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn sub_nanosecond_times_are_refused() {
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({"initial_rto": 1e-10}),
+        "flows.tcp1.tcp.initial_rto",
+        "resolution of 1 ns",
+    );
+    expect(
+        |v| v["output"] = json!({"interval": 4e-10}),
+        "output.interval",
+        "resolution of 1 ns",
+    );
+    expect(
+        |v| v["links"][0]["delay"] = json!(1e-12),
+        "links.wired.delay",
+        "resolution of 1 ns",
+    );
+}
+
+#[test]
+fn times_that_would_wrap_are_refused_with_the_maximum() {
+    expect(
+        |v| v["links"][0]["delay"] = json!(1e11),
+        "links.wired.delay",
+        "at most 1e9 s",
+    );
+    expect(
+        |v| v["run"]["duration"] = json!(2e10),
+        "run.duration",
+        "at most 1e9 s",
+    );
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({"max_rto": 1e12}),
+        "flows.tcp1.tcp.max_rto",
+        "at most 1e9 s",
+    );
+    expect(
+        |v| v["links"][1]["forward"]["outages"] = json!([[0.5, 1e300]]),
+        "links.wireless.forward.outages",
+        "at most 1e9 s",
+    );
+}
+
+#[test]
+fn seeds_fit_in_a_signed_64_bit_integer() {
+    expect(
+        |v| v["run"]["seed"] = json!(9_223_372_036_854_775_808u64),
+        "run.seed",
+        "2^63 - 1",
+    );
+    let mut v = base();
+    v["run"]["seed"] = json!(9_223_372_036_854_775_807u64);
+    assert!(Sim::from_value(&v).is_ok());
+}
+
+#[test]
+fn the_fastest_link_with_no_delay_still_advances_time() {
+    // 1 Pb/s and zero delay: once a livelock at time 0; now every packet
+    // takes at least 1 ns, so the run ends (within its event budget).
+    let mut v = base();
+    for l in 0..2 {
+        v["links"][l]["bandwidth"] = json!(1e15);
+        v["links"][l]["delay"] = json!(0);
+    }
+    v["run"]["duration"] = json!(0.001);
+    v["run"]["event_budget"] = json!(50_000_000);
+    let r = run(&v);
+    assert!(r.summary.delivered_data_packets > 0);
+    expect(
+        |v| v["links"][0]["bandwidth"] = json!(1e16),
+        "links.wired.bandwidth",
+        "1e15",
+    );
+}
+
+#[test]
+fn tables_are_capped_with_a_message_naming_the_option() {
+    let mut v = one_link("reno", json!({"model": "uniform", "p": 0.2}), 200.0);
+    v["output"] = json!({"max_rows": 100});
+    let Err(e) = tcpair_core::sim::run_json(&v.to_string()) else {
+        panic!("a run with more than 100 drops was not stopped")
+    };
+    assert!(matches!(e, SimError::TableFull { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.starts_with("output.max_rows:"), "{msg}");
+    assert!(msg.contains("raise output.max_rows"), "{msg}");
+    v["output"] = json!({"max_rows": 0});
+    assert!(error_of(&v).starts_with("output.max_rows"));
+}
+
+#[test]
+fn a_run_stops_when_asked_and_returns_nothing() {
+    let v = one_link("reno", json!({"model": "uniform", "p": 0.01}), 1e6);
+    let mut asked = 0;
+    let t0 = Instant::now();
+    let e = tcpair_core::sim::run_json_checked(&v.to_string(), &mut || {
+        asked += 1;
+        asked > 3
+    })
+    .unwrap_err();
+    assert_eq!(e, SimError::Interrupted);
+    assert_eq!(asked, 4, "asked once per slice of events");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+}

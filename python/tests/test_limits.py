@@ -1,0 +1,202 @@
+"""Numbers and values at and beyond their limits (docs/reliability.md), and
+Ctrl-C reaching the core. Every case here once crashed, hung, wrapped or gave
+a traceback; each must now be one error naming the field (exit 2 from the
+CLI, nothing written) or correct behaviour."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tcpair._core")
+
+import tcpair
+from tcpair.paths import scenario_path
+
+CLRP = str(scenario_path("clrp_one_link"))
+
+
+def _one_error_line(err: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ") and "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("override", "field", "needle"),
+    [
+        ("links.wired.queue=4294967295", "links.wired.queue", "1000000"),
+        ("links.wired.queue=2147483647", "links.wired.queue", "1000000"),
+        ("flows.tcp1.tcp.initial_cwnd=1e9", "flows.tcp1.tcp.initial_cwnd", "1000000"),
+        ("flows.tcp1.window=4294967295", "flows.tcp1.window", "1000000"),
+        ("flows.tcp1.tcp.initial_rto=1e-10", "flows.tcp1.tcp.initial_rto", "1 ns"),
+        ("output.interval=4e-10", "output.interval", "1 ns"),
+        ("links.wired.delay=1e11", "links.wired.delay", "at most 1e9 s"),
+        ("run.duration=nan", "run.duration", "finite"),
+        ("links.wireless.forward.loss.p=inf", "links.wireless.forward.loss.p", "finite"),
+        ("run.seed=9223372036854775808", "run.seed", "2^63 - 1"),
+        (
+            'links.wireless.forward.loss={model="markov2_time", mean_good=1e8, mean_bad=1,'
+            ' loss_good=0, loss_bad=1, sojourn="geometric", slot=1e-9}',
+            "links.wireless.forward.loss.slot",
+            "too short",
+        ),
+    ],
+)
+def test_cli_refuses_numbers_beyond_limits(
+    cli, tmp_path: Path, override: str, field: str, needle: str
+) -> None:
+    for cmd in ("validate", "run"):
+        out_dir = tmp_path / cmd
+        extra = ["--out", str(out_dir)] if cmd == "run" else []
+        code, _, err = cli(cmd, CLRP, "--set", override, *extra)
+        line = _one_error_line(err)
+        assert code == 2, (cmd, err)
+        assert line.startswith(f"error: {field}:") and needle in line, line
+        assert not out_dir.exists()
+
+
+def test_api_odd_types_name_the_argument() -> None:
+    with pytest.raises(TypeError, match=r"^scenario: expected a TOML file path"):
+        tcpair.run([])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^seed: expected a whole number"):
+        tcpair.run(CLRP, seed="abc")  # type: ignore[arg-type]
+    with pytest.raises(tcpair.ScenarioError, match=r"^run\.seed: .*2\^63 - 1"):
+        tcpair.run(CLRP, seed=2**63)
+    with pytest.raises(tcpair.ScenarioError, match=r"keys must be strings, got \('a', 'b'\)"):
+        tcpair.run({("a", "b"): 1})  # type: ignore[dict-item]
+    with pytest.raises(tcpair.ScenarioError, match=r"^run\.duration: must be a finite number"):
+        tcpair.run(CLRP, overrides={"run.duration": float("nan")})
+    with pytest.raises(TypeError, match=r"^overrides: expected"):
+        tcpair.run(CLRP, overrides=5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("depth", [300, 1200])
+def test_deep_nesting_is_an_error_not_a_recursion_error(tmp_path: Path, depth: int) -> None:
+    deep: list = []
+    for _ in range(depth):
+        deep = [deep]
+    with pytest.raises(tcpair.ScenarioError, match=r"^flows\[0\].*nested more than 64"):
+        tcpair.validate({"run": {"duration": 1}, "flows": deep})
+    f = tmp_path / "deep.toml"
+    f.write_text("[run]\nduration = 1\n[[flows]]\nx = " + "[" * depth + "]" * depth + "\n")
+    with pytest.raises(tcpair.ScenarioError, match=r"nested"):
+        tcpair.validate(f)
+
+
+def test_non_utf8_file_names_the_byte(cli, tmp_path: Path) -> None:
+    f = tmp_path / "bad.toml"
+    f.write_bytes(b'[run]\nduration = "2\xff"\n')
+    with pytest.raises(tcpair.ScenarioError, match=r"bad\.toml: not valid UTF-8 at byte 19$"):
+        tcpair.validate(f)
+    code, _, err = cli("validate", str(f))
+    assert code == 2 and "not valid UTF-8 at byte 19" in _one_error_line(err)
+
+
+def test_table_cap_names_the_option() -> None:
+    msg = r"^output\.max_rows: .*raise output\.max_rows"
+    with pytest.raises(tcpair.SimulationError, match=msg):
+        tcpair.run(
+            CLRP,
+            overrides={
+                "run.duration": 200,
+                "output.max_rows": 50,
+                "links.wireless.forward.loss": {"model": "uniform", "p": 0.1},
+            },
+        )
+
+
+LONG_RUN = ["run.duration=1e6"]
+
+
+def _start(code: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _interrupt_after_start(proc: subprocess.Popen[str]) -> tuple[float, str, str]:
+    """Wait for the child to say it is running, wait a bit, SIGINT it; seconds to exit."""
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    assert proc.poll() is None, "the long run ended by itself"
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return time.monotonic() - t0, out, err
+
+
+def test_ctrl_c_stops_a_long_run_from_python() -> None:
+    proc = _start(
+        f"""
+        import tcpair
+        print("started", flush=True)
+        try:
+            tcpair.run({CLRP!r}, overrides={LONG_RUN!r})
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt")
+        """
+    )
+    waited, out, err = _interrupt_after_start(proc)
+    assert "KeyboardInterrupt" in out, (out, err)
+    assert waited < 1.0, f"took {waited:.2f} s to stop"
+
+
+def test_ctrl_c_stops_a_long_run_from_the_cli(tmp_path: Path) -> None:
+    out_dir = tmp_path / "out"
+    proc = _start(
+        f"""
+        import sys
+        from tcpair.cli import main
+        print("started", flush=True)
+        main(["run", {CLRP!r}, "--set", "run.duration=1e6", "--out", {str(out_dir)!r}])
+        """
+    )
+    waited, _, err = _interrupt_after_start(proc)
+    assert proc.returncode == 130, err
+    assert _one_error_line(err) in ("error: interrupted", "error: aborted")
+    assert waited < 1.0, f"took {waited:.2f} s to stop"
+    assert not out_dir.exists()
+
+
+def test_sweeps_with_huge_seeds_and_values_do_not_die(tmp_path: Path) -> None:
+    from tcpair.runner import run_sweep
+
+    sweep = {
+        "name": "huge",
+        "scenario": CLRP,
+        "seeds": [1, 2**63],
+        "set": {"run.duration": 2},
+        "axis": [{"name": "q", "param": "links.wired.queue", "values": [10]}],
+    }
+    with pytest.raises(tcpair.ScenarioError, match=r"seeds\[1\]: .*2\^63 - 1"):
+        run_sweep(sweep, tmp_path / "a", jobs=1, progress=False)
+    with pytest.raises(tcpair.ScenarioError, match=r"seeds: must be at most 1000000"):
+        run_sweep({**sweep, "seeds": 10**12}, tmp_path / "b", jobs=1, progress=False)
+    sweep["seeds"] = [1]
+    sweep["axis"][0]["values"] = [10, 2**64 - 1, 2**32 - 1]  # type: ignore[index]
+    run_sweep(sweep, tmp_path / "c", jobs=1, progress=False)
+    df = tcpair.load_results(tmp_path / "c")
+    df = df.set_index(df["q"].astype(str))  # 2^64 - 1 does not fit Parquet's int64: text
+    assert df.loc["10", "status"] == "ok"
+    assert (df.drop(index="10")["status"] == "failed").all()
+    assert df["error"].dropna().str.startswith("links.wired.queue: ").all()
