@@ -26,7 +26,15 @@ from tcpair.scenario import Overrides, Scenario, apply_overrides, load_scenario
 
 ScenarioSource = Mapping[str, Any] | str | Path
 
-TABLES = ("flows", "drops", "recoveries", "timeseries", "bs_state", "bs_counters")
+TABLES = (
+    "flows",
+    "drops",
+    "recoveries",
+    "timeseries",
+    "bs_state",
+    "bs_counters",
+    "handoffs",
+)
 
 
 def prepare(
@@ -100,6 +108,11 @@ class Result:
     def bs_counters(self) -> pd.DataFrame:
         """BS agents' own counters (local retransmissions, suppressed DUPACKs, ...)."""
         return _frame(self.raw.get("bs_counters"))
+
+    @property
+    def handoffs(self) -> pd.DataFrame:
+        """The mobile host's handoffs, one row per handoff and flow (``[mobility]`` runs)."""
+        return _frame(self.raw.get("handoffs"))
 
     def table(self, name: str) -> pd.DataFrame:
         """A table by name (one of :data:`TABLES`)."""

@@ -10,7 +10,7 @@ mod routes;
 pub mod wifi;
 
 pub use link::{Accept, LinkDir, LinkKind};
-pub use routes::{shortest_path, Routes};
+pub use routes::{shortest_path, shortest_path_avoiding, Routes};
 
 use crate::packet::NodeId;
 

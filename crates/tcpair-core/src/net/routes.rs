@@ -6,6 +6,17 @@ use std::collections::VecDeque;
 /// directions to traverse. Ties are broken by link declaration order, so the
 /// choice is deterministic. `None` if `dst` is unreachable.
 pub fn shortest_path(topo: &Topology, src: NodeId, dst: NodeId) -> Option<Vec<DirId>> {
+    shortest_path_avoiding(topo, src, dst, None)
+}
+
+/// As [`shortest_path`], never passing through node `avoid` (a mobile host
+/// must not forward between its base stations).
+pub fn shortest_path_avoiding(
+    topo: &Topology,
+    src: NodeId,
+    dst: NodeId,
+    avoid: Option<NodeId>,
+) -> Option<Vec<DirId>> {
     if src == dst {
         return Some(Vec::new());
     }
@@ -18,6 +29,9 @@ pub fn shortest_path(topo: &Topology, src: NodeId, dst: NodeId) -> Option<Vec<Di
     let mut via: Vec<Option<DirId>> = vec![None; n];
     let mut seen = vec![false; n];
     seen[src as usize] = true;
+    if let Some(a) = avoid {
+        seen[a as usize] = a != dst;
+    }
     let mut q = VecDeque::from([src]);
     while let Some(u) = q.pop_front() {
         for &d in &adj[u as usize] {

@@ -12,12 +12,14 @@
 mod agents;
 mod flows;
 mod media;
+mod mobility;
 mod spec;
 mod tcp;
 mod topo;
 
 pub use crate::units::Quantity;
 pub use agents::NodeAgents;
+pub use mobility::{AttachPaths, BaseStation, Handoff, MobilityPlan};
 pub use spec::*;
 
 use crate::engine::{secs, to_secs, Time};
@@ -44,6 +46,9 @@ pub struct FlowPlan {
     pub sink: SinkConfig,
     pub data_path: Vec<DirId>,
     pub ack_path: Vec<DirId>,
+    /// A flow of the mobile host: its paths at each base station (empty
+    /// for every other flow).
+    pub attach: Vec<AttachPaths>,
 }
 
 /// A validated scenario, built together with its [`Topology`].
@@ -62,6 +67,8 @@ pub struct Scenario {
     /// The BS agents of each node that has any, in chain order (built here,
     /// once; the simulator takes them over).
     pub bs: Vec<NodeAgents>,
+    /// The mobile host and its handoffs (`[mobility]`).
+    pub mobility: Option<MobilityPlan>,
 }
 
 /// Parse TOML text into the generic value tree the schema is read from.
@@ -128,7 +135,11 @@ impl Scenario {
         let mut spec: ScenarioSpec = from_value(value)?;
         let (duration, warmup) = check_run(&spec.run)?;
         let topo = topo::build(&mut spec)?;
-        let flows = flows::build(&mut spec, &topo, duration)?;
+        let mut flows = flows::build(&mut spec, &topo, duration)?;
+        let mobility = match &spec.mobility {
+            Some(m) => Some(mobility::build(m, &topo, &mut flows, duration)?),
+            None => None,
+        };
         let bs = agents::build(&spec, &topo, &flows)?;
         let interval = check_secs("output.interval", &spec.output.interval, false)?;
         let window = check_secs(
@@ -146,6 +157,7 @@ impl Scenario {
             sample_interval: secs(interval),
             throughput_window: secs(window),
             bs,
+            mobility,
             spec,
         };
         Ok((scenario, topo))
@@ -167,6 +179,12 @@ impl Scenario {
         for l in &mut spec.links {
             l.bandwidth = Quantity::Num(l.bandwidth.as_bps().unwrap_or(f64::NAN));
             s(&mut l.delay);
+        }
+        if let Some(m) = &mut spec.mobility {
+            for h in &mut m.handoffs {
+                s(&mut h.at);
+                s(&mut h.delay);
+            }
         }
         for (f, plan) in spec.flows.iter_mut().zip(&self.flows) {
             s(&mut f.start);

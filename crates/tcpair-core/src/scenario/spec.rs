@@ -20,8 +20,44 @@ pub struct ScenarioSpec {
     pub media: Vec<MediumSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// A mobile host moving between base stations (docs/mobility.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<MobilitySpec>,
     #[serde(default)]
     pub output: OutputSpec,
+}
+
+/// The `[mobility]` table: one mobile host, the base station it starts at
+/// (its home agent) and its handoffs.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MobilitySpec {
+    /// The mobile host: a host whose links are all wireless.
+    pub host: String,
+    /// The base station it is attached to at the start: its home agent.
+    pub home: String,
+    /// Correspondents send straight to the current base station instead of
+    /// through the home agent's tunnel.
+    #[serde(default)]
+    pub route_optimization: bool,
+    /// In time order, none overlapping.
+    #[serde(default)]
+    pub handoffs: Vec<HandoffSpec>,
+}
+
+/// One handoff: at `at` the host leaves its base station; `delay` later it
+/// is attached to `to` and the home agent knows it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffSpec {
+    pub at: Quantity,
+    pub to: String,
+    #[serde(default = "default_handoff_delay")]
+    pub delay: Quantity,
+}
+
+fn default_handoff_delay() -> Quantity {
+    Quantity::Num(1.2)
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -16,6 +16,7 @@ mod agents;
 mod flow;
 mod hosts;
 mod measure;
+mod mobility;
 mod net;
 mod result;
 mod tables;
@@ -66,6 +67,11 @@ enum Ev {
         medium: u32,
         ev: crate::net::wifi::MacEv,
     },
+    /// Handoff `i` of the mobile host starts (or, with `end`, ends).
+    Handoff {
+        i: u32,
+        end: bool,
+    },
     Warmup,
     Sample,
 }
@@ -97,6 +103,8 @@ pub struct Sim {
     mac_out: Vec<crate::net::wifi::MacOut>,
     /// The media's counters at the end of the warm-up.
     mac_at_warmup: crate::net::wifi::MacCounters,
+    /// The mobile host, if the scenario has one.
+    mobility: Option<mobility::Mobility>,
 }
 
 impl Sim {
@@ -133,7 +141,9 @@ impl Sim {
             agents.extend(n.agents);
             node_chain[n.node as usize] = Some((start, agents.len() as u32));
         }
-        Sim {
+        let mobility = std::mem::take(&mut scenario.mobility)
+            .map(|m| mobility::Mobility::new(m, topo.dirs.len(), scenario.flows.len()));
+        let mut sim = Sim {
             q,
             arena: Arena::new(),
             pipe_timer_at: vec![None; topo.dirs.len()],
@@ -155,7 +165,10 @@ impl Sim {
             bs_out: BsOut::default(),
             mac_out: Vec::with_capacity(8),
             mac_at_warmup: Default::default(),
-        }
+            mobility,
+        };
+        sim.schedule_handoffs();
+        sim
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -212,6 +225,7 @@ impl Sim {
             Ev::PipeTimer { dir } => self.on_pipe_timer(dir),
             Ev::BsTimer { agent } => self.on_bs_timer(agent),
             Ev::Mac { medium, ev } => self.on_mac(medium, ev),
+            Ev::Handoff { i, end } => self.on_handoff(i, end),
             Ev::Warmup => self.on_warmup(),
             Ev::Sample => self.on_sample(),
         }

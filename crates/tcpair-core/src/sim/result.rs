@@ -146,6 +146,9 @@ pub struct RunResult {
     pub bs_state: Value,
     /// Agent-specific counters, one row per (agent, flow, counter).
     pub bs_counters: Value,
+    /// One row per handoff and flow of the mobile host (`[mobility]` runs;
+    /// empty columns otherwise).
+    pub handoffs: Value,
 }
 
 impl FlowResult {
@@ -309,6 +312,7 @@ impl RunResult {
             timeseries: tables::timeseries(sim),
             bs_state,
             bs_counters,
+            handoffs: sim.handoff_table(),
         }
     }
 
