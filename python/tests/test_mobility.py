@@ -24,14 +24,16 @@ def _one_error_line(err: str) -> str:
 
 def test_handoffs_table_from_the_api(tmp_path: Path) -> None:
     r = tcpair.run(FIG14)
-    h = r.handoffs
+    every = r.handoffs
+    assert sorted(set(every["flow"])) == ["s1", "s2"]
+    h = every[every["flow"] == "s1"]
     assert list(h["start"]) == [8.0, 13.0, 18.0, 23.0]
     assert list(h["to"]) == ["fa", "ha", "fa", "ha"]
     assert (h["resumed_at"] >= h["end"]).all()
     lost = r.drops[r.drops["cause"] == "handoff"]
-    assert len(lost) == int(h["data_lost"].sum() + h["acks_lost"].sum()) > 0
+    assert len(lost) == int(every["data_lost"].sum() + every["acks_lost"].sum()) > 0
     back = tcpair.load(r.save(tmp_path / "out"))
-    assert list(back.handoffs["to"]) == list(h["to"])
+    assert list(back.handoffs["to"]) == list(every["to"])
 
 
 def test_no_mobility_gives_an_empty_handoffs_table() -> None:

@@ -295,7 +295,9 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
         "syndrome_fig14.toml" => {
             let syn = [
                 ("flows.s1.tcp.eln", json!(t)),
+                ("flows.s2.tcp.eln", json!(t)),
                 ("flows.s1.sink.syndrome", json!(t)),
+                ("flows.s2.sink.syndrome", json!(t)),
             ];
             (
                 vec![],

@@ -22,8 +22,6 @@ use serde_json::Value;
 /// What one handoff did.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct HandoffRecord {
-    pub data_lost: u64,
-    pub acks_lost: u64,
     /// Packets the old BS's agents hold when the handoff ends (stranded
     /// state: nothing moves it to the new BS), and the new BS's.
     pub old_bs_pkts: u64,
@@ -53,8 +51,11 @@ pub(super) struct Mobility {
     dir_bs: Vec<Option<NodeId>>,
     pub records: Vec<HandoffRecord>,
     /// Per handoff and flow: the first new in-order delivery at or after
-    /// the handoff's end (before the next handoff starts).
+    /// the handoff's end (before the next handoff ends).
     resumed: Vec<Vec<Option<Time>>>,
+    /// Per handoff and flow: data and ACK packets lost from the handoff's
+    /// start to the next one's.
+    lost: Vec<Vec<[u64; 2]>>,
 }
 
 impl Mobility {
@@ -68,6 +69,7 @@ impl Mobility {
             attached: Some(plan.home),
             records: vec![HandoffRecord::default(); plan.handoffs.len()],
             resumed: vec![vec![None; flows]; plan.handoffs.len()],
+            lost: vec![vec![[0, 0]; flows]; plan.handoffs.len()],
             plan,
             dir_bs,
         }
@@ -79,10 +81,12 @@ impl Mobility {
         matches!(self.dir_bs[dir as usize], Some(bs) if self.attached != Some(bs))
     }
 
-    /// The handoff in progress or the last one (for its loss counts).
-    fn current(&mut self, now: Time) -> Option<&mut HandoffRecord> {
-        let i = self.plan.handoffs.iter().rposition(|h| h.start <= now)?;
-        self.records.get_mut(i)
+    /// Count a handoff loss of `flow` (data or ACK) at `now` against the
+    /// handoff in progress or the last one.
+    fn count_loss(&mut self, now: Time, flow: usize, data: bool) {
+        if let Some(i) = self.plan.handoffs.iter().rposition(|h| h.start <= now) {
+            self.lost[i][flow][usize::from(!data)] += 1;
+        }
     }
 }
 
@@ -108,14 +112,8 @@ impl Sim {
         if !m.cuts(dir) {
             return false;
         }
-        let is_data = self.arena.get(pkt).kind == PktKind::Data;
-        if let Some(r) = m.current(now) {
-            if is_data {
-                r.data_lost += 1;
-            } else {
-                r.acks_lost += 1;
-            }
-        }
+        let p = self.arena.get(pkt);
+        m.count_loss(now, p.flow as usize, p.kind == PktKind::Data);
         self.record_drop(dir, pkt, DropCauseKind::Handoff);
         true
     }
@@ -207,8 +205,8 @@ impl Sim {
                     name(h.from),
                     name(h.to),
                     m.resumed[i][fi].map(to_secs).into(),
-                    r.data_lost.into(),
-                    r.acks_lost.into(),
+                    m.lost[i][fi][0].into(),
+                    m.lost[i][fi][1].into(),
                     r.old_bs_pkts.into(),
                     r.new_bs_pkts.into(),
                 ]);
