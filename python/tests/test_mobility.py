@@ -58,3 +58,15 @@ def test_bad_handoffs_one_line_exit_2(cli, tmp_path: Path, override: str, needle
     assert needle in _one_error_line(err)
     assert stdout == ""
     assert not out.exists()
+
+
+def test_freeze_tcp_from_the_api_and_the_cli(cli) -> None:
+    plain = tcpair.run(FIG14).flows
+    frozen = tcpair.run(FIG14, overrides=["mobility.freeze=true"]).flows
+    assert list(frozen["freezes"]) == [4, 4]
+    assert (frozen["zero_window_probes"] > 0).all()
+    assert (plain["freezes"] == 0).all()
+    assert frozen["timeouts"].sum() < plain["timeouts"].sum()
+    code, _, err = cli("run", FIG14, "--set", "mobility.freeze_warning=-1", "--json")
+    assert code == 2
+    assert "mobility.freeze_warning" in _one_error_line(err)

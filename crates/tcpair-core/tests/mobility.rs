@@ -242,3 +242,83 @@ fn bad_handoffs_name_the_field() {
     v["mobility"]["home"] = json!("s1");
     assert!(error_of(&v).contains("mobility.home"));
 }
+
+/// Fig. 14 with Freeze-TCP (and `warning` seconds of notice, if given).
+fn frozen(warning: Option<f64>) -> tcpair_core::sim::RunResult {
+    let mut v = fig14();
+    v["mobility"]["freeze"] = json!(true);
+    if let Some(w) = warning {
+        v["mobility"]["freeze_warning"] = json!(w);
+    }
+    run(&v)
+}
+
+#[test]
+fn freeze_tcp_makes_no_timeout_driven_cut_at_a_handoff() {
+    let r = frozen(None);
+    let times = f64s(&r.recoveries, "time_s");
+    let events = col(&r.recoveries, "event");
+    let ho: Vec<(f64, f64)> = f64s(&r.handoffs, "start")
+        .into_iter()
+        .zip(f64s(&r.handoffs, "end"))
+        .collect();
+    for (t, e) in times.iter().zip(&events) {
+        if e == "timeout" {
+            assert!(
+                !ho.iter().any(|&(s, end)| *t >= s && *t <= end + 1.0),
+                "timeout at {t} s during or right after a handoff"
+            );
+        }
+    }
+    for f in &r.flows {
+        assert_eq!(f.freezes, 4, "{}: one freeze per handoff", f.name);
+        assert!(f.zero_window_probes > 0);
+    }
+    // Without Freeze-TCP the same handoffs end in timeouts.
+    let plain = run(&fig14());
+    let plain_to = col(&plain.recoveries, "event")
+        .iter()
+        .zip(f64s(&plain.recoveries, "time_s"))
+        .filter(|(e, t)| *e == "timeout" && ho.iter().any(|&(s, end)| *t >= s && *t <= end + 1.0))
+        .count();
+    assert!(
+        plain_to >= 4,
+        "{plain_to} timeouts around handoffs without Freeze-TCP"
+    );
+    // Resumption within a round trip or two of each handoff's end.
+    for (e, t) in f64s(&r.handoffs, "end")
+        .iter()
+        .zip(f64s(&r.handoffs, "resumed_at"))
+    {
+        assert!(t - e < 0.2, "resumed {} s after the end", t - e);
+    }
+}
+
+#[test]
+fn the_zero_window_must_reach_the_sender_before_the_handoff() {
+    // Warned well ahead (the queues hold up to 80 ms of data, so the base
+    // round trip is not enough), the senders stop in time: the only data a
+    // handoff loses are zero-window probes.
+    let r = frozen(Some(0.5));
+    let probes: u64 = r.flows.iter().map(|f| f.zero_window_probes).sum();
+    let lost_data: u64 = col(&r.handoffs, "data_lost")
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert!(
+        lost_data <= probes,
+        "{lost_data} data lost, {probes} probes"
+    );
+    // Warned at the handoff itself, the zero-window ACK is lost on the air:
+    // nothing freezes.
+    let late = frozen(Some(0.0));
+    assert!(late.flows.iter().all(|f| f.freezes == 0));
+}
+
+#[test]
+fn freeze_warning_is_checked() {
+    let mut v = fig14();
+    v["mobility"]["freeze"] = json!(true);
+    v["mobility"]["freeze_warning"] = json!(-0.1);
+    assert!(error_of(&v).contains("mobility.freeze_warning"));
+}

@@ -309,6 +309,7 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
                         "route_optimization",
                         vec![("mobility.route_optimization", json!(t))],
                     ),
+                    ("freeze", vec![("mobility.freeze", json!(t))]),
                 ],
             )
         }

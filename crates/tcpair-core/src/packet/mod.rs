@@ -80,6 +80,9 @@ pub struct Packet {
     /// the simulator when the packet enters the network: a route change (a
     /// handoff) does not re-route packets already on their way.
     pub path: u32,
+    /// ACK: the receiver's advertised window in segments (`u32::MAX`: no
+    /// limit, the default; 0: a zero window, Freeze-TCP).
+    pub rwnd: u32,
 }
 
 impl Packet {
@@ -110,6 +113,7 @@ impl Packet {
             loss: LossBlocks::default(),
             hop: 0,
             path: 0,
+            rwnd: u32::MAX,
         }
     }
 
@@ -141,6 +145,7 @@ impl Packet {
             loss: LossBlocks::default(),
             hop: 0,
             path: 0,
+            rwnd: u32::MAX,
         }
     }
 

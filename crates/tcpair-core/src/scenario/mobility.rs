@@ -42,6 +42,8 @@ pub struct MobilityPlan {
     pub route_optimization: bool,
     pub stations: Vec<BaseStation>,
     pub handoffs: Vec<Handoff>,
+    /// Freeze-TCP: (flow index, warning) for each flow the host receives.
+    pub freeze: Vec<(usize, Time)>,
 }
 
 /// A flow's paths while the host is attached to base station `bs`.
@@ -121,17 +123,44 @@ pub(super) fn build(
         });
         at_bs = to;
     }
-    let plan = MobilityPlan {
+    let mut plan = MobilityPlan {
         host,
         home,
         route_optimization: m.route_optimization,
         stations,
         handoffs,
+        freeze: Vec::new(),
     };
     for (i, f) in flows.iter_mut().enumerate() {
         attach_paths(&plan, topo, f, &format!("flows[{i}]"))?;
     }
+    let warning = match &m.freeze_warning {
+        Some(q) => Some(secs(check_secs("mobility.freeze_warning", q, true)?)),
+        None => None,
+    };
+    if m.freeze {
+        plan.freeze = flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.dst == host)
+            .map(|(i, f)| (i, warning.unwrap_or_else(|| base_rtt(topo, f))))
+            .collect();
+    }
     Ok(plan)
+}
+
+/// The round-trip time of `f`'s paths without queueing: transmission and
+/// propagation of a data packet out and of an ACK back.
+fn base_rtt(topo: &Topology, f: &FlowPlan) -> Time {
+    let one = |path: &[DirId], size: u32| -> Time {
+        path.iter()
+            .map(|&d| {
+                let d = &topo.dirs[d as usize];
+                d.tx_time(size) + d.delay
+            })
+            .sum()
+    };
+    one(&f.data_path, f.packet_size) + one(&f.ack_path, f.ack_size)
 }
 
 /// The base stations of `host`: the far ends of its links, which must all be

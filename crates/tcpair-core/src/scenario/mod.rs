@@ -185,6 +185,9 @@ impl Scenario {
                 s(&mut h.at);
                 s(&mut h.delay);
             }
+            if let Some(w) = &mut m.freeze_warning {
+                s(w);
+            }
         }
         for (f, plan) in spec.flows.iter_mut().zip(&self.flows) {
             s(&mut f.start);

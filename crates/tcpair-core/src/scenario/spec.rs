@@ -43,6 +43,13 @@ pub struct MobilitySpec {
     /// In time order, none overlapping.
     #[serde(default)]
     pub handoffs: Vec<HandoffSpec>,
+    /// Freeze-TCP (Goff et al. 2000): the host's receivers advertise a zero
+    /// window `freeze_warning` before each handoff and reopen it after.
+    #[serde(default)]
+    pub freeze: bool,
+    /// Seconds of warning; default: each flow's base round-trip time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freeze_warning: Option<Quantity>,
 }
 
 /// One handoff: at `at` the host leaves its base station; `delay` later it

@@ -15,7 +15,7 @@ use super::{Ev, Sim};
 use crate::engine::{to_secs, Time};
 use crate::metrics::DropCauseKind;
 use crate::net::DirId;
-use crate::packet::{NodeId, PktKind, PktRef};
+use crate::packet::{FlowId, NodeId, PktKind, PktRef};
 use crate::scenario::MobilityPlan;
 use serde_json::Value;
 
@@ -94,10 +94,20 @@ impl Sim {
     /// Schedule the start and the end of every handoff.
     pub(super) fn schedule_handoffs(&mut self) {
         let Some(m) = &self.mobility else { return };
+        let mut prev_end = 0;
         for (i, h) in m.plan.handoffs.iter().enumerate() {
             let i = i as u32;
             self.q.schedule(h.start, Ev::Handoff { i, end: false });
             self.q.schedule(h.end, Ev::Handoff { i, end: true });
+            // Goff et al. 2000 (Chen et al. 2002 §2): the warning comes a
+            // round trip ahead, but never before the host is attached again
+            // after the last handoff.
+            for &(flow, warning) in &m.plan.freeze {
+                let at = h.start.saturating_sub(warning).max(prev_end);
+                let flow = flow as FlowId;
+                self.q.schedule(at, Ev::Freeze { i, flow });
+            }
+            prev_end = h.end;
         }
     }
 
@@ -162,6 +172,7 @@ impl Sim {
                 f.ack_path = a;
             }
         }
+        self.thaw_receivers();
         let (old, new) = (self.state_at(h.from), self.state_at(h.to));
         if let Some(m) = &mut self.mobility {
             let r = &mut m.records[i as usize];
@@ -213,6 +224,30 @@ impl Sim {
             }
         }
         t.into_value()
+    }
+
+    /// Freeze-TCP's warning: the receiver advertises a zero window now.
+    pub(super) fn on_freeze(&mut self, _i: u32, flow: FlowId) {
+        let now = self.q.now();
+        let ack = self.flows[flow as usize].sink.freeze(now);
+        self.sink_out.ack = Some(ack);
+        self.after_sink(flow);
+    }
+
+    /// After a handoff: every frozen receiver reopens its window with three
+    /// ACKs of its last in-order segment (Goff et al. 2000).
+    fn thaw_receivers(&mut self) {
+        let now = self.q.now();
+        for flow in 0..self.flows.len() {
+            if !self.flows[flow].sink.frozen() {
+                continue;
+            }
+            let ack = self.flows[flow].sink.thaw(now);
+            for _ in 0..3 {
+                self.sink_out.ack = Some(ack);
+                self.after_sink(flow as FlowId);
+            }
+        }
     }
 
     /// Packets the BS agents of `node` hold now.

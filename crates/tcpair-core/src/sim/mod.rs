@@ -72,6 +72,11 @@ enum Ev {
         i: u32,
         end: bool,
     },
+    /// Freeze-TCP: flow `flow`'s receiver is warned of handoff `i`.
+    Freeze {
+        i: u32,
+        flow: FlowId,
+    },
     Warmup,
     Sample,
 }
@@ -226,6 +231,7 @@ impl Sim {
             Ev::BsTimer { agent } => self.on_bs_timer(agent),
             Ev::Mac { medium, ev } => self.on_mac(medium, ev),
             Ev::Handoff { i, end } => self.on_handoff(i, end),
+            Ev::Freeze { i, flow } => self.on_freeze(i, flow),
             Ev::Warmup => self.on_warmup(),
             Ev::Sample => self.on_sample(),
         }
