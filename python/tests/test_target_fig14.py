@@ -102,3 +102,17 @@ def test_sweep_has_ten_seeds_and_keeps_the_tables() -> None:
     spec = load_sweep("syndrome_fig14")
     assert len(spec.seeds) >= 10
     assert set(spec.keep) == {"timeseries", "handoffs"}
+
+
+def test_syndrome_with_freeze_tcp_against_every_series() -> None:
+    lags = {"reno": 0.5, "snoop": 0.5, "syndrome": 0.6, "freeze": 0.2, "syndrome_freeze": 0.05}
+    rates = dict.fromkeys(lags, 100.0)
+    ts, ho, runs = tables(lags, rates)
+    m = f14.run_metrics(runs, ts, f14.handoff_metrics(ts, ho))
+    cs = f14.extra_claims(m)
+    assert [c.verdict for c in cs] == [HOLDS, HOLDS], [c.detail for c in cs]
+    assert all(len(c.numbers) == 8 for c in cs), "four other series, two flows"
+    lags["syndrome_freeze"] = 0.4
+    ts, ho, runs = tables(lags, rates)
+    m = f14.run_metrics(runs, ts, f14.handoff_metrics(ts, ho))
+    assert all(c.verdict == FAILS for c in f14.extra_claims(m))

@@ -42,9 +42,22 @@ from tcpair.verdict import above, below, paired_difference, paired_ratio
 SOURCE = "Chen et al. 2002 (Syndrome)"
 FLOWS: tuple[str, ...] = ("s1", "s2")
 SCHEMES: tuple[str, ...] = ("reno", "snoop", "syndrome")
+EXTRA: tuple[str, ...] = ("freeze", "syndrome_freeze")  # beyond the paper
 OTHERS: tuple[str, ...] = ("snoop", "reno")
-LABELS = {"reno": "TCP-Reno", "snoop": "SNOOP", "syndrome": "Syndrome"}
-COLORS = {"reno": "#1f77b4", "snoop": "#d62728", "syndrome": "#2ca02c"}
+LABELS = {
+    "reno": "TCP-Reno",
+    "snoop": "SNOOP",
+    "syndrome": "Syndrome",
+    "freeze": "Freeze-TCP",
+    "syndrome_freeze": "Syndrome + Freeze-TCP",
+}
+COLORS = {
+    "reno": "#1f77b4",
+    "snoop": "#d62728",
+    "syndrome": "#2ca02c",
+    "freeze": "#9467bd",
+    "syndrome_freeze": "#ff7f0e",
+}
 FLOW_LABELS = {"s1": "S1 -> MH", "s2": "S2 -> MH"}
 AFTER = 2.0  # seconds after a hand-off's end counted in its retained fraction
 BEFORE = 2.0  # seconds before its start giving the reference rate
@@ -59,6 +72,10 @@ CAUSE = (
     f"timer fires later after the hand-off's end; {_DOC}."
 )
 
+FREEZE_CAUSE = (
+    "Freeze-TCP removes the timer wait after a hand-off for Reno and Syndrome alike, so "
+    f"what is left between the two is the wireless corruption; {_DOC}."
+)
 THROUGHPUT_CAUSE = (
     "Four 1.2 s hand-offs in 30 s stall every scheme for the hand-off plus its timer, "
     "while the burst model loses about 0.5% of the packets: what Syndrome gains on "
@@ -146,37 +163,40 @@ def run_metrics(runs: pd.DataFrame, ts: pd.DataFrame, per_ho: pd.DataFrame) -> p
     return base
 
 
-def _paired(m: pd.DataFrame, flow: str, other: str, col: str) -> tuple[np.ndarray, np.ndarray]:
+def _paired(
+    m: pd.DataFrame, flow: str, other: str, col: str, best: str = "syndrome"
+) -> tuple[np.ndarray, np.ndarray]:
     f = m[m["flow"] == flow]
-    a = f[f["scheme"] == "syndrome"].set_index("seed")[col]
+    a = f[f["scheme"] == best].set_index("seed")[col]
     b = f[f["scheme"] == other].set_index("seed")[col]
     both = pd.concat([a, b], axis=1, keys=["a", "b"], join="inner")
     return both["a"].to_numpy(float), both["b"].to_numpy(float)
 
 
-def _parts(m: pd.DataFrame, col: str, how: str) -> list[Part]:
-    """Syndrome against Snoop and Reno on ``col`` for each flow: a ratio above 1
+def _parts(
+    m: pd.DataFrame,
+    col: str,
+    how: str,
+    best: str = "syndrome",
+    others: Sequence[str] = OTHERS,
+) -> list[Part]:
+    """``best`` against each of ``others`` on ``col`` for each flow: a ratio above 1
     (``how="ratio"``), a difference above 0 (``"more"``) or below 0 (``"less"``)."""
     parts = []
     present = set(m["scheme"])
-    for other in OTHERS:
-        if other not in present or "syndrome" not in present:
+    for other in others:
+        if other not in present or best not in present:
             continue
         for flow in FLOWS:
-            a, b = _paired(m, flow, other, col)
+            a, b = _paired(m, flow, other, col, best)
+            label = f"{flow} {LABELS[best]}"
             if how == "ratio":
-                parts.append(
-                    judge(
-                        f"{flow} Syndrome/{LABELS[other]}",
-                        paired_ratio(a, b),
-                        lambda iv: above(iv, 1.0),
-                    )
-                )
+                iv = paired_ratio(a, b)
+                parts.append(judge(f"{label}/{LABELS[other]}", iv, lambda iv: above(iv, 1.0)))
             else:
+                iv = paired_difference(a, b)
                 test = (lambda iv: above(iv, 0.0)) if how == "more" else (lambda iv: below(iv, 0.0))
-                parts.append(
-                    judge(f"{flow} Syndrome-{LABELS[other]}", paired_difference(a, b), test)
-                )
+                parts.append(judge(f"{label} - {LABELS[other]}", iv, test))
     return parts
 
 
@@ -249,6 +269,95 @@ def claims(m: pd.DataFrame) -> list[Claim]:
             )
         )
     return out
+
+
+def extra_claims(m: pd.DataFrame) -> list[Claim]:
+    """Beyond the paper: Syndrome + Freeze-TCP against every other series."""
+    others = [x for x in (*SCHEMES, "freeze") if x in set(m.get("scheme", []))]
+    source = "Chen et al. 2002 §7 (future work), with Goff et al. 2000"
+    specs = [
+        (
+            "freeze_suffers_least",
+            "Syndrome + Freeze-TCP suffers least of all during hand-off",
+            "retained",
+            "more",
+            "paired difference of the retained fraction CI > 0 against each",
+        ),
+        (
+            "freeze_recovers_first",
+            "Syndrome + Freeze-TCP resumes first of all after a hand-off",
+            "t_first",
+            "less",
+            "paired difference of the time to first delivery CI < 0 against each",
+        ),
+    ]
+    out = []
+    for cid, text, col, how, rule in specs:
+        if m.empty or col not in m.columns or m[col].isna().all():
+            out.append(not_assessed(source, text, cid, rule, f"the runs have no {col}"))
+            continue
+        parts = _parts(m, col, how, best="syndrome_freeze", others=others)
+        out.append(
+            make_claim(
+                source,
+                text,
+                cid,
+                rule,
+                parts,
+                cause=FREEZE_CAUSE,
+                empty="the Syndrome + Freeze-TCP series and another are both needed",
+            )
+        )
+    return out
+
+
+def plot_extra(m: pd.DataFrame, per_ho: pd.DataFrame, out: Path, stem: str) -> Figure:
+    """Goodput over the run and time to first delivery per hand-off, every series."""
+    import matplotlib.pyplot as plt
+
+    order = [s for s in (*SCHEMES, *EXTRA) if s in set(m["scheme"])]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    g = aggregate(m, ["scheme", "flow"], ["goodput_kbps"])
+    width = 0.8 / max(len(order), 1)
+    for k, s in enumerate(order):
+        d = g[g["scheme"] == s].set_index("flow").reindex(list(FLOWS))
+        x = np.arange(len(FLOWS)) + k * width
+        axes[0].bar(
+            x,
+            d["goodput_kbps_mean"] / 8,
+            width,
+            yerr=d["goodput_kbps_ci95"] / 8,
+            color=COLORS[s],
+            label=LABELS[s],
+        )
+        if not per_ho.empty:
+            h = aggregate(per_ho[per_ho["scheme"] == s], ["handoff"], ["t_first"])
+            axes[1].errorbar(
+                h["handoff"] + 1 + (k - len(order) / 2) * 0.06,
+                h["t_first_mean"],
+                yerr=h["t_first_ci95"],
+                color=COLORS[s],
+                marker="o",
+                label=LABELS[s],
+            )
+    axes[0].set_xticks(np.arange(len(FLOWS)) + 0.4 - width / 2, [FLOW_LABELS[f] for f in FLOWS])
+    axes[0].set_ylabel("goodput over the run (KB/s)")
+    axes[1].set_xlabel("hand-off")
+    axes[1].set_ylabel("time to first new in-order delivery (s)")
+    axes[1].set_xticks([1, 2, 3, 4])
+    axes[0].legend(fontsize=7, loc="lower center")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    png, svg = save(fig, out, f"{stem}_extra")
+    plt.close(fig)
+    return Figure(
+        png,
+        "Every series, beyond the paper's three: goodput with its 95% CI (S1 and "
+        "S2), and the time from each hand-off's end to the first new in-order "
+        "delivery (both flows pooled, 95% CI).",
+        svg,
+        g,
+    )
 
 
 def traces(ts: pd.DataFrame) -> pd.DataFrame:
@@ -335,7 +444,12 @@ def analyse(ctx: Context) -> Analysis:
     m = run_metrics(runs, ts, per_ho)
     stem = ctx.spec.name
     per_ho.to_csv(ctx.out / f"{stem}_handoffs.csv", index=False)
-    figures = [plot_panels(traces(ts), _handoff_spans(ho), ctx.out, stem)] if not ts.empty else []
+    paper = ts[ts["scheme"].isin(SCHEMES)] if not ts.empty else ts
+    figures = (
+        [plot_panels(traces(paper), _handoff_spans(ho), ctx.out, stem)] if not ts.empty else []
+    )
+    if set(EXTRA) & set(m["scheme"]):
+        figures.append(plot_extra(m, per_ho, ctx.out, stem))
     intro = (
         "Hand-offs at 8, 13, 18 and 23 s, 1.2 s each (grey); recovery is measured from each "
         "hand-off's end. The moving-window throughput lags by construction: with a 1 s window "
@@ -349,7 +463,7 @@ def analyse(ctx: Context) -> Analysis:
     )
     return Analysis(
         figures=figures,
-        claims=claims(m),
+        claims=[*claims(m[m["scheme"].isin(SCHEMES)]), *extra_claims(m)],
         tables=[
             ("Per scheme and flow (mean and 95% CI over seeds)", summary),
             ("Recovery per hand-off (s; mean and 95% CI over seeds)", recovery_table(per_ho)),
@@ -364,4 +478,12 @@ def analyse(ctx: Context) -> Analysis:
     )
 
 
-__all__ = ["analyse", "claims", "handoff_metrics", "run_metrics", "traces", "with_labels"]
+__all__ = [
+    "analyse",
+    "claims",
+    "extra_claims",
+    "handoff_metrics",
+    "run_metrics",
+    "traces",
+    "with_labels",
+]
