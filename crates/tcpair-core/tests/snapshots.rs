@@ -310,6 +310,10 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
                         vec![("mobility.route_optimization", json!(t))],
                     ),
                     ("freeze", vec![("mobility.freeze", json!(t))]),
+                    (
+                        "snoop_moved",
+                        bs(&["ha", "fa"], "snoop", &[("mobility.move_state", json!(t))]),
+                    ),
                 ],
             )
         }

@@ -42,7 +42,7 @@ from tcpair.verdict import above, below, paired_difference, paired_ratio
 SOURCE = "Chen et al. 2002 (Syndrome)"
 FLOWS: tuple[str, ...] = ("s1", "s2")
 SCHEMES: tuple[str, ...] = ("reno", "snoop", "syndrome")
-EXTRA: tuple[str, ...] = ("freeze", "syndrome_freeze")  # beyond the paper
+EXTRA: tuple[str, ...] = ("freeze", "syndrome_freeze", "snoop_moved")  # beyond the paper
 OTHERS: tuple[str, ...] = ("snoop", "reno")
 LABELS = {
     "reno": "TCP-Reno",
@@ -50,6 +50,7 @@ LABELS = {
     "syndrome": "Syndrome",
     "freeze": "Freeze-TCP",
     "syndrome_freeze": "Syndrome + Freeze-TCP",
+    "snoop_moved": "SNOOP, cache moved",
 }
 COLORS = {
     "reno": "#1f77b4",
@@ -57,6 +58,7 @@ COLORS = {
     "syndrome": "#2ca02c",
     "freeze": "#9467bd",
     "syndrome_freeze": "#ff7f0e",
+    "snoop_moved": "#8c564b",
 }
 FLOW_LABELS = {"s1": "S1 -> MH", "s2": "S2 -> MH"}
 AFTER = 2.0  # seconds after a hand-off's end counted in its retained fraction
@@ -273,7 +275,7 @@ def claims(m: pd.DataFrame) -> list[Claim]:
 
 def extra_claims(m: pd.DataFrame) -> list[Claim]:
     """Beyond the paper: Syndrome + Freeze-TCP against every other series."""
-    others = [x for x in (*SCHEMES, "freeze") if x in set(m.get("scheme", []))]
+    others = [x for x in (*SCHEMES, "freeze", "snoop_moved") if x in set(m.get("scheme", []))]
     source = "Chen et al. 2002 §7 (future work), with Goff et al. 2000"
     specs = [
         (

@@ -44,6 +44,8 @@ pub struct MobilityPlan {
     pub handoffs: Vec<Handoff>,
     /// Freeze-TCP: (flow index, warning) for each flow the host receives.
     pub freeze: Vec<(usize, Time)>,
+    /// BS agents hand their state to the new BS at each handoff's end.
+    pub move_state: bool,
 }
 
 /// A flow's paths while the host is attached to base station `bs`.
@@ -130,6 +132,7 @@ pub(super) fn build(
         stations,
         handoffs,
         freeze: Vec::new(),
+        move_state: m.move_state,
     };
     for (i, f) in flows.iter_mut().enumerate() {
         attach_paths(&plan, topo, f, &format!("flows[{i}]"))?;

@@ -50,6 +50,11 @@ pub struct MobilitySpec {
     /// Seconds of warning; default: each flow's base round-trip time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub freeze_warning: Option<Quantity>,
+    /// At the end of each handoff the old BS's agents hand their state for
+    /// the host's flows to the same agents at the new BS (those that can:
+    /// Snoop's cache).
+    #[serde(default)]
+    pub move_state: bool,
 }
 
 /// One handoff: at `at` the host leaves its base station; `delay` later it

@@ -172,6 +172,9 @@ impl Sim {
                 f.ack_path = a;
             }
         }
+        if self.mobility.as_ref().is_some_and(|m| m.plan.move_state) {
+            self.move_state(h.from, h.to);
+        }
         self.thaw_receivers();
         let (old, new) = (self.state_at(h.from), self.state_at(h.to));
         if let Some(m) = &mut self.mobility {
@@ -247,6 +250,35 @@ impl Sim {
                 self.sink_out.ack = Some(ack);
                 self.after_sink(flow as FlowId);
             }
+        }
+    }
+
+    /// Each agent of BS `from` hands the host's flows' state to the agent of
+    /// the same name and place in `to`'s chain (Chen et al. 2002, Table 1,
+    /// note +: the expensive way to survive a handoff).
+    fn move_state(&mut self, from: NodeId, to: NodeId) {
+        let (Some((fs, fe)), Some((ts, te))) =
+            (self.node_chain[from as usize], self.node_chain[to as usize])
+        else {
+            return;
+        };
+        let now = self.q.now();
+        let flows: Vec<FlowId> = (0..self.flows.len())
+            .filter(|&f| !self.flows[f].attach.is_empty())
+            .map(|f| f as FlowId)
+            .collect();
+        for (a, b) in (fs..fe).zip(ts..te) {
+            if self.agents[a as usize].name() != self.agents[b as usize].name() {
+                continue;
+            }
+            for &flow in &flows {
+                let path = self.flows[flow as usize].data_path;
+                if let Some(state) = self.agents[a as usize].hand_over(now, flow) {
+                    self.agents[b as usize].take_over(now, flow, state, path);
+                }
+            }
+            self.after_agent(a);
+            self.after_agent(b);
         }
     }
 
