@@ -28,7 +28,15 @@ if TYPE_CHECKING:  # pandas is imported when a table is first asked for: `tcpair
 
 ScenarioSource = Mapping[str, Any] | str | Path
 
-TABLES = ("flows", "drops", "recoveries", "timeseries", "bs_state", "bs_counters")
+TABLES = (
+    "flows",
+    "drops",
+    "recoveries",
+    "timeseries",
+    "bs_state",
+    "bs_counters",
+    "handoffs",
+)
 
 
 def prepare(
@@ -133,6 +141,11 @@ class Result:
         from tcpair.trace_plot import time_sequence
 
         return time_sequence(self.trace, flow, start, end)
+
+    @property
+    def handoffs(self) -> pd.DataFrame:
+        """The mobile host's handoffs, one row per handoff and flow (``[mobility]`` runs)."""
+        return _frame(self.raw.get("handoffs"))
 
     def table(self, name: str) -> pd.DataFrame:
         """A table by name (one of :data:`TABLES`)."""

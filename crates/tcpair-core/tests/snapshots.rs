@@ -75,6 +75,7 @@ fn bs_key(node: &'static str) -> &'static str {
         "bs1" => "nodes.bs1.bs",
         "bs2" => "nodes.bs2.bs",
         "ha" => "nodes.ha.bs",
+        "fa" => "nodes.fa.bs",
         other => panic!("unknown BS node {other}"),
     }
 }
@@ -289,6 +290,33 @@ fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
                 ],
             )
         }
+        // The mobile host of Fig. 14: each scheme at both BSs, and the
+        // optimised route.
+        "syndrome_fig14.toml" => {
+            let syn = [
+                ("flows.s1.tcp.eln", json!(t)),
+                ("flows.s2.tcp.eln", json!(t)),
+                ("flows.s1.sink.syndrome", json!(t)),
+                ("flows.s2.sink.syndrome", json!(t)),
+            ];
+            (
+                vec![],
+                vec![
+                    ("plain", vec![]),
+                    ("snoop", bs(&["ha", "fa"], "snoop", &[])),
+                    ("syndrome", bs(&["ha", "fa"], "syndrome", &syn)),
+                    (
+                        "route_optimization",
+                        vec![("mobility.route_optimization", json!(t))],
+                    ),
+                    ("freeze", vec![("mobility.freeze", json!(t))]),
+                    (
+                        "snoop_moved",
+                        bs(&["ha", "fa"], "snoop", &[("mobility.move_state", json!(t))]),
+                    ),
+                ],
+            )
+        }
         // Loss-differentiation paths: plain senders, and each with a detector
         // answered by responder 1 (keep the window).
         "pr_chain.toml" => (
@@ -399,6 +427,7 @@ fn keep(out: &Value) -> Value {
         "timeseries",
         "bs_state",
         "bs_counters",
+        "handoffs",
     ] {
         tables.insert(t.into(), digest(&out[t]));
     }
@@ -533,6 +562,11 @@ fn snoop_paper() {
 #[test]
 fn syndrome_paper() {
     check("syndrome_paper.toml");
+}
+
+#[test]
+fn syndrome_fig14() {
+    check("syndrome_fig14.toml");
 }
 
 /// Every shipped scenario has a matrix here (a new scenario needs one).

@@ -102,6 +102,25 @@ pub trait BsAgent: Send + std::fmt::Debug {
     /// The state meters (packets and bytes held, per flow and in total).
     fn meters(&self) -> &Meters;
 
+    /// At a handoff that moves BS state (`mobility.move_state`): give up
+    /// `flow`'s per-connection state, to be handed to the same agent at the
+    /// new BS. `None` (the default): this agent's state does not move.
+    fn hand_over(&mut self, _now: Time, _flow: FlowId) -> Option<Box<dyn std::any::Any + Send>> {
+        None
+    }
+
+    /// Take over `flow`'s state from the same agent at the old BS; packets
+    /// in it that the agent may send again follow the flow's data path
+    /// `data_path` (a `net::Routes` id) from now on.
+    fn take_over(
+        &mut self,
+        _now: Time,
+        _flow: FlowId,
+        _state: Box<dyn std::any::Any + Send>,
+        _data_path: u32,
+    ) {
+    }
+
     /// Agent-specific counters of one flow (e.g. local retransmissions), in a
     /// fixed order (the same names for every flow).
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)>;

@@ -15,6 +15,9 @@ pub enum DropCauseKind {
     /// A shared medium's MAC gave up at its retry limit after collisions
     /// or lost MAC ACKs (IEEE 802.11-1999 §9.2.4): congestion of the medium.
     Contention,
+    /// The mobile host was between base stations (a handoff's delay), or the
+    /// packet crossed the wireless hop of a base station it had left.
+    Handoff,
 }
 
 impl DropCauseKind {
@@ -24,6 +27,7 @@ impl DropCauseKind {
             DropCauseKind::Corruption => "corruption",
             DropCauseKind::Outage => "outage",
             DropCauseKind::Contention => "contention",
+            DropCauseKind::Handoff => "handoff",
         }
     }
 

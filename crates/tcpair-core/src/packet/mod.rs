@@ -73,9 +73,16 @@ pub struct Packet {
     pub syn: SynTags,
     /// CLRP loss blocks (ACKs between a CLRP BS and a TCP-MH).
     pub loss: LossBlocks,
-    /// Index of the next hop on the flow's precomputed path (source routing of
+    /// Index of the next hop on the packet's precomputed path (source routing of
     /// static shortest paths; see `net::Routes`).
     pub hop: u16,
+    /// The precomputed path this packet follows (`net::Routes` id), stamped by
+    /// the simulator when the packet enters the network: a route change (a
+    /// handoff) does not re-route packets already on their way.
+    pub path: u32,
+    /// ACK: the receiver's advertised window in segments (`u32::MAX`: no
+    /// limit, the default; 0: a zero window, Freeze-TCP).
+    pub rwnd: u32,
 }
 
 impl Packet {
@@ -105,6 +112,8 @@ impl Packet {
             syn: SynTags::default(),
             loss: LossBlocks::default(),
             hop: 0,
+            path: 0,
+            rwnd: u32::MAX,
         }
     }
 
@@ -135,6 +144,8 @@ impl Packet {
             syn: SynTags::default(),
             loss: LossBlocks::default(),
             hop: 0,
+            path: 0,
+            rwnd: u32::MAX,
         }
     }
 

@@ -50,7 +50,8 @@ fn check_place(
     let mut crosses = false;
     let mut wireless = false;
     for f in flows {
-        for path in [&f.data_path, &f.ack_path] {
+        let attached = f.attach.iter().flat_map(|a| [&a.data, &a.ack]);
+        for path in [&f.data_path, &f.ack_path].into_iter().chain(attached) {
             for w in path.windows(2) {
                 let (a, b) = (&topo.dirs[w[0] as usize], &topo.dirs[w[1] as usize]);
                 if a.to == node {

@@ -111,6 +111,7 @@ fn flow(
         sink,
         data_path,
         ack_path,
+        attach: Vec::new(),
     })
 }
 

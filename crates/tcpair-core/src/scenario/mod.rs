@@ -12,6 +12,7 @@
 mod agents;
 mod flows;
 mod media;
+mod mobility;
 mod spec;
 mod tcp;
 mod topo;
@@ -19,6 +20,7 @@ mod trace;
 
 pub use crate::units::Quantity;
 pub use agents::NodeAgents;
+pub use mobility::{AttachPaths, BaseStation, Handoff, MobilityPlan};
 pub use spec::*;
 pub use trace::TraceFilter;
 
@@ -47,6 +49,9 @@ pub struct FlowPlan {
     pub sink: SinkConfig,
     pub data_path: Vec<DirId>,
     pub ack_path: Vec<DirId>,
+    /// A flow of the mobile host: its paths at each base station (empty
+    /// for every other flow).
+    pub attach: Vec<AttachPaths>,
 }
 
 /// A validated scenario, built together with its [`Topology`].
@@ -69,6 +74,8 @@ pub struct Scenario {
     pub bs: Vec<NodeAgents>,
     /// The event trace and pcap capture, when `[trace]` is given.
     pub trace: Option<TraceFilter>,
+    /// The mobile host and its handoffs (`[mobility]`).
+    pub mobility: Option<MobilityPlan>,
 }
 
 /// Parse TOML text into the generic value tree the schema is read from.
@@ -153,7 +160,11 @@ impl Scenario {
         let mut spec: ScenarioSpec = from_value(value)?;
         let (duration, warmup) = check_run(&spec.run)?;
         let topo = topo::build(&mut spec)?;
-        let flows = flows::build(&mut spec, &topo, duration)?;
+        let mut flows = flows::build(&mut spec, &topo, duration)?;
+        let mobility = match &spec.mobility {
+            Some(m) => Some(mobility::build(m, &topo, &mut flows, duration)?),
+            None => None,
+        };
         let bs = agents::build(&spec, &topo, &flows)?;
         let trace = match &spec.trace {
             Some(t) => Some(trace::build(t, &topo, &flows, duration)?),
@@ -177,6 +188,7 @@ impl Scenario {
             throughput_window: secs(window),
             bs,
             trace,
+            mobility,
             spec,
         };
         Ok((scenario, topo))
@@ -204,6 +216,15 @@ impl Scenario {
         for l in &mut spec.links {
             l.bandwidth = Quantity::Num(l.bandwidth.as_bps().unwrap_or(f64::NAN));
             s(&mut l.delay);
+        }
+        if let Some(m) = &mut spec.mobility {
+            for h in &mut m.handoffs {
+                s(&mut h.at);
+                s(&mut h.delay);
+            }
+            if let Some(w) = &mut m.freeze_warning {
+                s(w);
+            }
         }
         for (f, plan) in spec.flows.iter_mut().zip(&self.flows) {
             s(&mut f.start);

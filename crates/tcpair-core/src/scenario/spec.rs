@@ -20,6 +20,9 @@ pub struct ScenarioSpec {
     pub media: Vec<MediumSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// A mobile host moving between base stations (docs/mobility.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<MobilitySpec>,
     #[serde(default)]
     pub output: OutputSpec,
     /// The event trace and pcap capture (docs/trace.md); off when absent.
@@ -56,6 +59,51 @@ pub struct TraceSpec {
 
 fn yes() -> bool {
     true
+}
+
+/// The `[mobility]` table: one mobile host, the base station it starts at
+/// (its home agent) and its handoffs.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MobilitySpec {
+    /// The mobile host: a host whose links are all wireless.
+    pub host: String,
+    /// The base station it is attached to at the start: its home agent.
+    pub home: String,
+    /// Correspondents send straight to the current base station instead of
+    /// through the home agent's tunnel.
+    #[serde(default)]
+    pub route_optimization: bool,
+    /// In time order, none overlapping.
+    #[serde(default)]
+    pub handoffs: Vec<HandoffSpec>,
+    /// Freeze-TCP (Goff et al. 2000): the host's receivers advertise a zero
+    /// window `freeze_warning` before each handoff and reopen it after.
+    #[serde(default)]
+    pub freeze: bool,
+    /// Seconds of warning; default: each flow's base round-trip time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freeze_warning: Option<Quantity>,
+    /// At the end of each handoff the old BS's agents hand their state for
+    /// the host's flows to the same agents at the new BS (those that can:
+    /// Snoop's cache).
+    #[serde(default)]
+    pub move_state: bool,
+}
+
+/// One handoff: at `at` the host leaves its base station; `delay` later it
+/// is attached to `to` and the home agent knows it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffSpec {
+    pub at: Quantity,
+    pub to: String,
+    #[serde(default = "default_handoff_delay")]
+    pub delay: Quantity,
+}
+
+fn default_handoff_delay() -> Quantity {
+    Quantity::Num(1.2)
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

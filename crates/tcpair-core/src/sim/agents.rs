@@ -50,7 +50,7 @@ impl Sim {
             let (_, end) = self.node_chain[node as usize].expect("agent's node has a chain");
             let mut inj = std::mem::take(&mut self.bs_out.inject);
             for mut p in inj.drain(..) {
-                let path = self.routes.path(self.path_of(&p));
+                let path = self.routes.path(p.path);
                 let Some(h) = path
                     .iter()
                     .position(|&d| self.topo.dirs[d as usize].from == node)

@@ -12,6 +12,8 @@ pub(super) struct FlowState {
     pub plan: FlowPlan,
     pub data_path: u32,
     pub ack_path: u32,
+    /// A flow of the mobile host: (base station, data path, ACK path).
+    pub attach: Vec<(crate::packet::NodeId, u32, u32)>,
     pub sender: TcpSender,
     pub sink: TcpSink,
     /// The sender asks for the ground truth on each ACK (oracle detector).
@@ -58,6 +60,11 @@ impl FlowState {
         Self {
             data_path: routes.add(plan.data_path.clone()),
             ack_path: routes.add(plan.ack_path.clone()),
+            attach: plan
+                .attach
+                .iter()
+                .map(|a| (a.bs, routes.add(a.data.clone()), routes.add(a.ack.clone())))
+                .collect(),
             wants_truth: sender.wants_truth(),
             sender,
             sink: TcpSink::new(plan.sink.clone()),

@@ -77,6 +77,9 @@ impl Sim {
                 f.lost_mixed.remove(&p.seq);
             }
         }
+        if self.mobility.is_some() && self.sink_out.new_in_order > 0 {
+            self.note_delivery(flow as usize);
+        }
         self.after_sink(flow);
     }
 
@@ -85,7 +88,8 @@ impl Sim {
         if let Some(ack) = self.sink_out.ack.take() {
             let f = &mut self.flows[flow as usize];
             f.sink_c.acks_sent += 1;
-            let pkt = ack.packet(flow, (f.plan.dst, f.plan.src), f.plan.ack_size, now);
+            let mut pkt = ack.packet(flow, (f.plan.dst, f.plan.src), f.plan.ack_size, now);
+            pkt.path = f.ack_path;
             let r = self.arena.alloc(pkt);
             self.counters.sent += 1;
             if self.trace.is_some() {
@@ -202,6 +206,7 @@ impl Sim {
                 seg.seq,
                 now,
             );
+            pkt.path = f.data_path;
             if seg.retransmit {
                 pkt.retx = Retx::Sender;
             }

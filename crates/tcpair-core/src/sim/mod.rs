@@ -16,6 +16,7 @@ mod agents;
 mod flow;
 mod hosts;
 mod measure;
+mod mobility;
 mod net;
 mod pcap;
 mod result;
@@ -68,6 +69,16 @@ enum Ev {
         medium: u32,
         ev: crate::net::wifi::MacEv,
     },
+    /// Handoff `i` of the mobile host starts (or, with `end`, ends).
+    Handoff {
+        i: u32,
+        end: bool,
+    },
+    /// Freeze-TCP: flow `flow`'s receiver is warned of handoff `i`.
+    Freeze {
+        i: u32,
+        flow: FlowId,
+    },
     Warmup,
     Sample,
 }
@@ -101,6 +112,8 @@ pub struct Sim {
     mac_at_warmup: crate::net::wifi::MacCounters,
     /// The event trace and pcap capture, when the scenario asks for them.
     trace: Option<Box<trace::Tracer>>,
+    /// The mobile host, if the scenario has one.
+    mobility: Option<mobility::Mobility>,
 }
 
 impl Sim {
@@ -141,7 +154,9 @@ impl Sim {
             let names = scenario.flows.iter().map(|f| f.name.clone()).collect();
             Box::new(trace::Tracer::new(filter, &topo, names))
         });
-        Sim {
+        let mobility = std::mem::take(&mut scenario.mobility)
+            .map(|m| mobility::Mobility::new(m, topo.dirs.len(), scenario.flows.len()));
+        let mut sim = Sim {
             trace,
             q,
             arena: Arena::new(),
@@ -164,7 +179,10 @@ impl Sim {
             bs_out: BsOut::default(),
             mac_out: Vec::with_capacity(8),
             mac_at_warmup: Default::default(),
-        }
+            mobility,
+        };
+        sim.schedule_handoffs();
+        sim
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -280,6 +298,8 @@ impl Sim {
             Ev::PipeTimer { dir } => self.on_pipe_timer(dir),
             Ev::BsTimer { agent } => self.on_bs_timer(agent),
             Ev::Mac { medium, ev } => self.on_mac(medium, ev),
+            Ev::Handoff { i, end } => self.on_handoff(i, end),
+            Ev::Freeze { i, flow } => self.on_freeze(i, flow),
             Ev::Warmup => self.on_warmup(),
             Ev::Sample => self.on_sample(),
         }

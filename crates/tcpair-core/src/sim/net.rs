@@ -16,13 +16,7 @@ impl Sim {
     #[inline]
     pub(super) fn forward(&mut self, pkt: PktRef) -> bool {
         let p = self.arena.get(pkt);
-        let f = &self.flows[p.flow as usize];
-        let path = if p.kind == PktKind::Data {
-            f.data_path
-        } else {
-            f.ack_path
-        };
-        match self.routes.hop(path, p.hop) {
+        match self.routes.hop(p.path, p.hop) {
             None => {
                 self.deliver_local(pkt);
                 true
@@ -52,24 +46,17 @@ impl Sim {
         }
     }
 
-    #[inline]
-    pub(super) fn path_of(&self, p: &Packet) -> u32 {
-        let f = &self.flows[p.flow as usize];
-        if p.kind == PktKind::Data {
-            f.data_path
-        } else {
-            f.ack_path
-        }
-    }
-
     /// `pkt` has reached the far end of `in_dir`: through the node's BS
     /// agents (if it has any and the packet goes on), then onward.
     #[inline]
     pub(super) fn at_node(&mut self, in_dir: DirId, pkt: PktRef) {
         let node = self.topo.dirs[in_dir as usize].to;
+        if self.mobility.is_some() {
+            self.rebind_at(node, pkt);
+        }
         if let Some((s, e)) = self.node_chain[node as usize] {
             let p = self.arena.get(pkt);
-            if let Some(out_dir) = self.routes.hop(self.path_of(p), p.hop) {
+            if let Some(out_dir) = self.routes.hop(p.path, p.hop) {
                 let ctx = BsCtx {
                     node,
                     in_kind: self.topo.dirs[in_dir as usize].kind,
@@ -87,8 +74,11 @@ impl Sim {
         if self.trace.is_some() {
             self.trace_arrive(dir, pkt);
         }
+        self.topo.dirs[dir as usize].in_transit -= 1;
+        if self.mobility.is_some() && self.handoff_cut(dir, pkt) {
+            return;
+        }
         let d = &mut self.topo.dirs[dir as usize];
-        d.in_transit -= 1;
         if d.pipeline.is_transparent() {
             self.at_node(dir, pkt);
             return;

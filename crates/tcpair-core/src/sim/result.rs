@@ -74,6 +74,9 @@ pub struct FlowResult {
     /// Fast retransmits on a wireless verdict (the responder's window).
     pub wireless_frs: u64,
     pub window_cuts: u64,
+    /// Freeze-TCP: zero windows that froze the sender, and its zero-window probes.
+    pub freezes: u64,
+    pub zero_window_probes: u64,
     pub arrived: u64,
     pub delivered: u64,
     pub duplicates: u64,
@@ -146,6 +149,9 @@ pub struct RunResult {
     pub bs_state: Value,
     /// Agent-specific counters, one row per (agent, flow, counter).
     pub bs_counters: Value,
+    /// One row per handoff and flow of the mobile host (`[mobility]` runs;
+    /// empty columns otherwise).
+    pub handoffs: Value,
 }
 
 impl FlowResult {
@@ -224,6 +230,8 @@ fn flow_result(sim: &Sim, flow: usize, end: Time) -> FlowResult {
         fast_retransmits: st.fast_retransmits - base.fast_retransmits,
         wireless_frs: st.wireless_frs - base.wireless_frs,
         window_cuts: st.window_cuts - base.window_cuts,
+        freezes: st.freezes - base.freezes,
+        zero_window_probes: st.zero_window_probes - base.zero_window_probes,
         arrived: sink.arrived,
         delivered: sink.delivered,
         duplicates: sink.duplicates,
@@ -309,6 +317,7 @@ impl RunResult {
             timeseries: tables::timeseries(sim),
             bs_state,
             bs_counters,
+            handoffs: sim.handoff_table(),
         }
     }
 

@@ -9,25 +9,25 @@ use crate::tcp::Window;
 use serde_json::{Map, Value};
 
 /// Builds a column-oriented table.
-struct Columns {
+pub(super) struct Columns {
     names: Vec<&'static str>,
     cols: Vec<Vec<Value>>,
 }
 
 impl Columns {
-    fn new(names: &[&'static str]) -> Self {
+    pub(super) fn new(names: &[&'static str]) -> Self {
         Self {
             names: names.to_vec(),
             cols: vec![Vec::new(); names.len()],
         }
     }
-    fn push(&mut self, row: Vec<Value>) {
+    pub(super) fn push(&mut self, row: Vec<Value>) {
         debug_assert_eq!(row.len(), self.cols.len());
         for (c, v) in self.cols.iter_mut().zip(row) {
             c.push(v);
         }
     }
-    fn into_value(self) -> Value {
+    pub(super) fn into_value(self) -> Value {
         let mut m = Map::new();
         for (n, c) in self.names.into_iter().zip(self.cols) {
             m.insert(n.to_string(), Value::Array(c));

@@ -257,7 +257,7 @@ impl Default for TcpConfig {
 }
 
 /// What an ACK tells the sender.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AckInfo {
     /// Next expected segment (cumulative ACK).
     pub ack: u32,
@@ -270,11 +270,29 @@ pub struct AckInfo {
     pub eln: bool,
     /// CLRP loss blocks (Sun et al. 2005): recent wireless losses, newest first.
     pub loss: LossBlocks,
+    /// Advertised window in segments (`u32::MAX`: unlimited; 0: zero window).
+    pub rwnd: u32,
     /// Not on the wire: the simulator's ground truth about the loss of
     /// segment `ack` (its latest drop not yet followed by a delivery), filled
     /// only for senders whose detector asks for it (`oracle`). None if the
     /// segment was not lost.
     pub truth: Option<Cause>,
+}
+
+impl Default for AckInfo {
+    /// A plain cumulative ACK of segment 0 with an unlimited window.
+    fn default() -> Self {
+        AckInfo {
+            ack: 0,
+            ts_echo: 0,
+            rcv_at: 0,
+            sack: SackBlocks::default(),
+            eln: false,
+            loss: LossBlocks::default(),
+            rwnd: u32::MAX,
+            truth: None,
+        }
+    }
 }
 
 impl AckInfo {
@@ -286,6 +304,7 @@ impl AckInfo {
             flags: if self.eln { flags::ELN } else { 0 },
             sack: self.sack,
             loss: self.loss,
+            rwnd: self.rwnd,
             ..Packet::ack(flow, ends, size, self.ack, now, self.ts_echo)
         }
     }
@@ -300,6 +319,7 @@ impl AckInfo {
             sack: p.sack,
             eln: p.has_flag(flags::ELN),
             loss: p.loss,
+            rwnd: p.rwnd,
             truth: None,
         }
     }
@@ -390,6 +410,10 @@ pub struct SenderStats {
     pub rto_after_sample_sum_ns: u128,
     /// ACKs received with the ELN bit set.
     pub eln_acks: u64,
+    /// Zero windows advertised by the receiver that froze the sender, and
+    /// the zero-window probes sent while frozen (Freeze-TCP, RFC 9293 persist).
+    pub freezes: u64,
+    pub zero_window_probes: u64,
 }
 
 /// Named counters of a flow's scheme parts, in a fixed order.

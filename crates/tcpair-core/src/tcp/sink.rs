@@ -78,6 +78,8 @@ pub struct TcpSink {
     acks_sent: u64,
     syndrome: Option<SyndromeRx>,
     clrp: Option<HoleTracker>,
+    /// Freeze-TCP: advertising a zero window.
+    frozen: bool,
 }
 
 impl TcpSink {
@@ -91,6 +93,7 @@ impl TcpSink {
             pending: None,
             deadline: None,
             acks_sent: 0,
+            frozen: false,
             syndrome: cfg
                 .syndrome
                 .then(|| SyndromeRx::new(cfg.syndrome_unused_credit)),
@@ -285,14 +288,53 @@ impl TcpSink {
             sack,
             eln,
             loss,
+            rwnd: if self.frozen { 0 } else { u32::MAX },
             truth: None,
         }
+    }
+
+    /// Freeze-TCP (Goff et al. 2000, as Chen et al. 2002 §2 summarises it):
+    /// warned of a disconnection, the receiver advertises a zero window from
+    /// now on; the returned ACK (of everything received in order) announces
+    /// it at once.
+    pub fn freeze(&mut self, now: Time) -> AckInfo {
+        self.frozen = true;
+        self.make_ack(now, now)
+    }
+
+    /// Freeze-TCP after the reconnection: the window reopens, and the
+    /// returned ACK of the last segment received in order is to be sent
+    /// three times (the triplicate reconnection ACKs, Goff et al. 2000).
+    pub fn thaw(&mut self, now: Time) -> AckInfo {
+        self.frozen = false;
+        self.make_ack(now, now)
+    }
+
+    /// Whether the receiver advertises a zero window now.
+    pub fn frozen(&self) -> bool {
+        self.frozen
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn freeze_advertises_a_zero_window_until_thawed() {
+        let mut s = sink(false, false);
+        let mut out = SinkOutput::default();
+        s.on_data(MS, 0, 0, &mut out);
+        assert_eq!(out.ack.unwrap().rwnd, u32::MAX, "unlimited by default");
+        let z = s.freeze(2 * MS);
+        assert_eq!((z.ack, z.rwnd), (1, 0), "announced at once");
+        // Data still arriving is acknowledged with the zero window.
+        s.on_data(3 * MS, 1, 0, &mut out);
+        assert_eq!((out.ack.unwrap().ack, out.ack.unwrap().rwnd), (2, 0));
+        let open = s.thaw(4 * MS);
+        assert_eq!((open.ack, open.rwnd), (2, u32::MAX));
+        assert!(!s.frozen());
+    }
 
     fn sink(delayed: bool, sack: bool) -> TcpSink {
         TcpSink::new(SinkConfig {

@@ -72,8 +72,8 @@ fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, Config
 
 /// One cached data packet.
 #[derive(Debug, Clone, Copy)]
-struct Cached {
-    pkt: Packet,
+pub(super) struct Cached {
+    pub(super) pkt: Packet,
     /// When the BS last sent it toward the MH (forwarded or retransmitted).
     sent_local: Time,
     /// Local retransmissions since the sender last sent it.
@@ -130,9 +130,9 @@ impl RttEst {
 
 /// FH -> MH state of one connection.
 #[derive(Debug, Default)]
-struct Conn {
+pub(super) struct Conn {
     /// Cached packets, sorted by seq, all >= `last_ack`.
-    cache: VecDeque<Cached>,
+    pub(super) cache: VecDeque<Cached>,
     /// Highest seq seen from the FH.
     highest: Option<u32>,
     /// Last ACK seen from the MH.
@@ -144,7 +144,7 @@ struct Conn {
     /// `highest` at the last local retransmission.
     rtx_mark: u32,
     rtt: RttEst,
-    timer: Option<Time>,
+    pub(super) timer: Option<Time>,
     c: Counters,
 }
 
@@ -165,9 +165,9 @@ struct Counters {
 #[derive(Debug)]
 pub struct Snoop {
     p: SnoopParams,
-    conns: Vec<Conn>,
+    pub(super) conns: Vec<Conn>,
     mh: MhElnTracker,
-    meters: Meters,
+    pub(super) meters: Meters,
 }
 
 impl Snoop {
@@ -493,6 +493,20 @@ impl BsAgent for Snoop {
 
     fn meters(&self) -> &Meters {
         &self.meters
+    }
+
+    fn hand_over(&mut self, now: Time, flow: FlowId) -> Option<Box<dyn std::any::Any + Send>> {
+        self.give_conn(now, flow)
+    }
+
+    fn take_over(
+        &mut self,
+        now: Time,
+        flow: FlowId,
+        state: Box<dyn std::any::Any + Send>,
+        data_path: u32,
+    ) {
+        self.adopt_conn(now, flow, state, data_path);
     }
 
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {

@@ -22,4 +22,5 @@
 pub mod agent;
 pub mod eln_snoop;
 pub mod eln_track;
+mod handover;
 pub mod params;

@@ -24,6 +24,7 @@ use crate::engine::Time;
 use crate::schemes::clrp::mh::{ClrpMh, RETRANSMIT_EVENT};
 
 mod decide;
+mod persist;
 mod recovery;
 
 #[derive(Debug, Clone)]
@@ -77,6 +78,10 @@ pub struct TcpSender {
     detector_samples: bool,
     /// TCP-MH's sender part (CLRP).
     clrp: Option<ClrpMh>,
+    /// The receiver's advertised window (segments; `u32::MAX`: unlimited).
+    rwnd: u32,
+    /// Freeze-TCP: the state a zero window froze.
+    frozen: Option<persist::Frozen>,
     started: bool,
     stats: SenderStats,
 }
@@ -114,6 +119,8 @@ impl TcpSender {
             keep_history: cfg.cc.uses_history() || cfg.detector.uses_history(),
             detector_samples: cfg.detector.wants_samples(),
             clrp: cfg.clrp.map(ClrpMh::new),
+            rwnd: u32::MAX,
+            frozen: None,
             started: false,
             stats: SenderStats::default(),
             cfg,
@@ -143,6 +150,14 @@ impl TcpSender {
         if ack.eln {
             self.stats.eln_acks += 1;
         }
+        if ack.rwnd != self.rwnd {
+            // A window update: not a duplicate ACK (RFC 5681 §2).
+            self.on_rwnd(now, ack.rwnd);
+            if a <= self.snd_una {
+                self.send_much(now, out);
+                return;
+            }
+        }
         if self.keep_history {
             self.history.on_ack_arrival(now, ack.rcv_at, ack.ts_echo);
         }
@@ -153,7 +168,7 @@ impl TcpSender {
         }
         if a > self.snd_una {
             self.new_ack(now, ack, out);
-        } else if a == self.snd_una && self.max_sent > self.snd_una {
+        } else if a == self.snd_una && self.max_sent > self.snd_una && self.frozen.is_none() {
             if self.keep_history {
                 self.history.on_dup_ack(ack.ts_echo);
                 self.cfg.cc.on_ack(now, 0, &self.history);
@@ -175,6 +190,7 @@ impl TcpSender {
             self.trigger(now, ack, out);
         }
         self.send_much(now, out);
+        self.keep_probe_timer();
     }
 
     /// Retransmission timer. Lazy: a no-op unless `now >= rto_deadline()`.
@@ -182,6 +198,10 @@ impl TcpSender {
         match self.rto_deadline {
             Some(d) if now >= d => {}
             _ => return,
+        }
+        if self.frozen.is_some() {
+            self.probe(now, out);
+            return;
         }
         if self.snd_una >= self.max_sent {
             self.rto_deadline = None;
@@ -446,7 +466,7 @@ impl TcpSender {
         } else {
             c as u32
         };
-        c.min(self.cfg.window)
+        c.min(self.cfg.window).min(self.receiver_window())
     }
 
     /// Send what the window allows (RFC 5681 outside recovery; RFC 6675 (C)
