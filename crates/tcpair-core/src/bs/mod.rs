@@ -20,8 +20,10 @@ use crate::net::LinkKind;
 use crate::packet::{FlowId, NodeId, Packet};
 use crate::registry::{self, Entry};
 
+pub mod deadlines;
 pub mod meter;
 
+pub use deadlines::Deadlines;
 pub use meter::{Meters, StateMeter, SEQ_BYTES};
 
 /// Where a packet passing a BS comes from and goes to.
@@ -91,8 +93,9 @@ pub trait BsAgent: Send + std::fmt::Debug {
     /// queue (before leaving the BS).
     fn on_queue_drop(&mut self, _now: Time, _pkt: &Packet) {}
 
-    /// The earliest time the agent needs [`BsAgent::on_timer`], if any.
-    fn next_deadline(&self) -> Option<Time> {
+    /// The earliest time the agent needs [`BsAgent::on_timer`], if any
+    /// (`&mut`: an agent may tidy its timer index while answering).
+    fn next_deadline(&mut self) -> Option<Time> {
         None
     }
 

@@ -207,7 +207,7 @@ impl Loop {
             }
         }
         self.bso.inject = inject;
-        let deadline = self.agent.as_ref().and_then(|a| a.next_deadline());
+        let deadline = self.agent.as_mut().and_then(|a| a.next_deadline());
         if let Some(d) = arm(&mut self.armed.bs, deadline) {
             self.q.schedule(d.max(now), Ev::BsTimer);
         }

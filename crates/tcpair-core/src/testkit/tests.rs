@@ -147,7 +147,7 @@ impl BsAgent for Repair {
         Verdict::Absorb
     }
 
-    fn next_deadline(&self) -> Option<Time> {
+    fn next_deadline(&mut self) -> Option<Time> {
         self.due.map(|(t, _)| t)
     }
 

@@ -51,7 +51,7 @@ use std::collections::VecDeque;
 
 use super::eln_track::MhElnTracker;
 use super::params::{parse, SnoopParams};
-use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
+use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Deadlines, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::ConfigError;
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
@@ -166,6 +166,9 @@ struct Counters {
 pub struct Snoop {
     p: SnoopParams,
     pub(super) conns: Vec<Conn>,
+    /// Every connection's local timer, indexed for the earliest.
+    deadlines: Deadlines,
+    due: Vec<usize>,
     mh: MhElnTracker,
     pub(super) meters: Meters,
 }
@@ -175,6 +178,8 @@ impl Snoop {
         Self {
             p,
             conns: Vec::new(),
+            deadlines: Deadlines::default(),
+            due: Vec::new(),
             mh: MhElnTracker::default(),
             meters: Meters::default(),
         }
@@ -429,12 +434,9 @@ impl Snoop {
     }
 }
 
-impl BsAgent for Snoop {
-    fn name(&self) -> &'static str {
-        INFO.name
-    }
-
-    fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
+impl Snoop {
+    /// [`BsAgent::on_packet`] before the timer index is brought up to date.
+    fn handle(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
         match pkt.kind {
             PktKind::Data => {
                 if ctx.toward_wireless() {
@@ -459,6 +461,25 @@ impl BsAgent for Snoop {
         }
     }
 
+    /// Tell the timer index what connection `i`'s local timer is now.
+    pub(super) fn note_timer(&mut self, i: usize) {
+        if let Some(c) = self.conns.get(i) {
+            self.deadlines.note(i, c.timer);
+        }
+    }
+}
+
+impl BsAgent for Snoop {
+    fn name(&self) -> &'static str {
+        INFO.name
+    }
+
+    fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
+        let v = self.handle(now, ctx, pkt, out);
+        self.note_timer(pkt.flow as usize);
+        v
+    }
+
     /// A data packet lost to the BS's own output queue is a congestion
     /// loss: marked, so its DUPACKs reach the sender and the timer leaves it
     /// alone (Amir et al. 1995 §3.1, "we need the FH to resend the packet
@@ -479,16 +500,21 @@ impl BsAgent for Snoop {
         }
     }
 
-    fn next_deadline(&self) -> Option<Time> {
-        self.conns.iter().filter_map(|c| c.timer).min()
+    fn next_deadline(&mut self) -> Option<Time> {
+        self.deadlines.earliest()
     }
 
     fn on_timer(&mut self, now: Time, out: &mut BsOut) {
-        for i in 0..self.conns.len() {
+        // The connections a scan would find due, in the same (index) order.
+        let mut due = std::mem::take(&mut self.due);
+        self.deadlines.take_due(now, &mut due);
+        for &i in &due {
             if self.conns[i].timer.is_some_and(|t| t <= now) {
                 self.timeout(i, now, out);
             }
+            self.note_timer(i);
         }
+        self.due = due;
     }
 
     fn meters(&self) -> &Meters {

@@ -300,7 +300,8 @@ fn packet_lost_to_the_bs_queue_is_left_to_the_sender() {
     // even when the timer fires.
     assert_eq!(ack(&mut bs, 2 * MS, 0, 1, &mut out), Verdict::Forward);
     assert_eq!(ack(&mut bs, 3 * MS, 0, 1, &mut out), Verdict::Forward);
-    bs.on_timer(bs.next_deadline().unwrap(), &mut out);
+    let t = bs.next_deadline().unwrap();
+    bs.on_timer(t, &mut out);
     assert!(out.inject.is_empty());
     assert_eq!(counter(&bs, 0, "local_retransmits"), 0);
 }
