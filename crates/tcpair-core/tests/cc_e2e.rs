@@ -91,13 +91,6 @@ fn an_op_combines_with_another_recovery() {
     assert_eq!(r.flows[0].congestion, "westwood+");
 }
 
-fn error_of(v: &Value) -> String {
-    match tcpair_core::sim::Sim::from_value(v) {
-        Ok(_) => panic!("accepted a bad scenario: {v}"),
-        Err(e) => e.to_string(),
-    }
-}
-
 #[test]
 fn a_variant_with_its_own_op_refuses_another() {
     let msg = error_of(&with_congestion("veno", json!("westwood+")));

@@ -43,3 +43,24 @@ pub fn wifi_chain(hops: usize, duration: f64) -> Value {
                    "packet_size": 1000, "window": 32}]
     })
 }
+
+/// The message a scenario is refused with (panics if it is accepted).
+pub fn error_of(v: &Value) -> String {
+    match tcpair_core::sim::Sim::from_value(v) {
+        Ok(_) => panic!("accepted a bad scenario: {v}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A counter of the `bs_counters` table, summed over agents and flows.
+pub fn bs_counter(r: &tcpair_core::sim::RunResult, name: &str) -> u64 {
+    let t = &r.bs_counters;
+    let names = t["counter"].as_array().unwrap();
+    let values = t["value"].as_array().unwrap();
+    names
+        .iter()
+        .zip(values)
+        .filter(|(n, _)| n.as_str() == Some(name))
+        .map(|(_, v)| v.as_u64().unwrap())
+        .sum()
+}

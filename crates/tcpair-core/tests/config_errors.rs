@@ -4,13 +4,6 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 
-fn error_of(v: &Value) -> String {
-    match tcpair_core::sim::Sim::from_value(v) {
-        Ok(_) => panic!("accepted a bad scenario: {v}"),
-        Err(e) => e.to_string(),
-    }
-}
-
 fn base() -> Value {
     one_link("reno", json!({"model": "uniform", "p": 0.01}), 10.0)
 }

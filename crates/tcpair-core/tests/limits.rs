@@ -13,13 +13,6 @@ fn base() -> Value {
     one_link("reno", json!({"model": "uniform", "p": 0.01}), 2.0)
 }
 
-fn error_of(v: &Value) -> String {
-    match Sim::from_value(v) {
-        Ok(_) => panic!("accepted: {v}"),
-        Err(e) => e.to_string(),
-    }
-}
-
 fn expect(edit: impl FnOnce(&mut Value), path: &str, mentions: &str) {
     let mut v = base();
     edit(&mut v);

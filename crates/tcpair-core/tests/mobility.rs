@@ -190,11 +190,6 @@ fn several_handoffs_are_deterministic_and_conserve_packets() {
     }
 }
 
-fn error_of(v: &Value) -> String {
-    let e = tcpair_core::sim::run_json(&v.to_string()).unwrap_err();
-    e.to_string()
-}
-
 #[test]
 fn bad_handoffs_name_the_field() {
     let cases: [(&str, Value, &str); 6] = [

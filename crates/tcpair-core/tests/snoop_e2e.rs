@@ -141,17 +141,7 @@ fn snoop_in_a_dumbbell_without_wireless_loss_never_retransmits_locally() {
         );
     assert!(text.contains("bs = [\"snoop\"]") && text.contains("p = 0.0 }"));
     let snoop = run_toml(&text).expect("runs");
-    let counters = &snoop.bs_counters;
-    let total = |name: &str| -> u64 {
-        let names = counters["counter"].as_array().unwrap();
-        let values = counters["value"].as_array().unwrap();
-        names
-            .iter()
-            .zip(values)
-            .filter(|(n, _)| n.as_str() == Some(name))
-            .map(|(_, v)| v.as_u64().unwrap())
-            .sum()
-    };
+    let total = |name: &str| common::bs_counter(&snoop, name);
     assert!(snoop.drops["cause"].as_array().unwrap().len() > 100);
     assert_eq!(total("local_retransmits"), 0);
     assert_eq!(total("local_timeouts"), 0);

@@ -160,16 +160,3 @@ fn snoop_actions_are_traced() {
         "{reasons:?}"
     );
 }
-
-/// A counter of the bs_counters table, summed over agents and flows.
-fn bs_counter(r: &RunResult, name: &str) -> u64 {
-    let t = &r.bs_counters;
-    let names = t["counter"].as_array().unwrap();
-    let values = t["value"].as_array().unwrap();
-    names
-        .iter()
-        .zip(values)
-        .filter(|(n, _)| n.as_str() == Some(name))
-        .map(|(_, v)| v.as_u64().unwrap())
-        .sum()
-}
