@@ -15,15 +15,19 @@ from browser import find_chromium
 REQUIRE_BROWSER = "TCPAIR_REQUIRE_BROWSER"
 
 
-def chromium() -> str:
-    """Path of a Chromium to drive, or skip (fail under ``TCPAIR_REQUIRE_BROWSER``)."""
-    path = find_chromium()
+def _or_skip(path: str | None, msg: str, require: str) -> str:
+    """``path``, or skip with ``msg`` (fail instead when ``require`` is set)."""
     if path is None:
-        msg = "chromium not installed (Debian package `chromium`, or set TCPAIR_CHROMIUM)"
-        if os.environ.get(REQUIRE_BROWSER):
-            pytest.fail(f"{msg}, and {REQUIRE_BROWSER} is set")
+        if os.environ.get(require):
+            pytest.fail(f"{msg}, and {require} is set")
         pytest.skip(msg)
     return path
+
+
+def chromium() -> str:
+    """Path of a Chromium to drive, or skip (fail under ``TCPAIR_REQUIRE_BROWSER``)."""
+    msg = "chromium not installed (Debian package `chromium`, or set TCPAIR_CHROMIUM)"
+    return _or_skip(find_chromium(), msg, REQUIRE_BROWSER)
 
 
 REQUIRE_NS2 = "TCPAIR_REQUIRE_NS2"
@@ -33,12 +37,7 @@ def ns2() -> str:
     """Path of ns-2.35's ``ns``, or skip (fail under ``TCPAIR_REQUIRE_NS2``)."""
     from tcpair.ns2 import missing_message, ns_binary
 
-    path = ns_binary()
-    if path is None:
-        if os.environ.get(REQUIRE_NS2):
-            pytest.fail(f"{missing_message()}, and {REQUIRE_NS2} is set")
-        pytest.skip(missing_message())
-    return path
+    return _or_skip(ns_binary(), missing_message(), REQUIRE_NS2)
 
 
 REQUIRE_TSHARK = "TCPAIR_REQUIRE_TSHARK"
@@ -48,10 +47,5 @@ def tshark() -> str:
     """Path of tshark, or skip (fail under ``TCPAIR_REQUIRE_TSHARK``)."""
     import shutil
 
-    path = shutil.which("tshark")
-    if path is None:
-        msg = "tshark not installed (Debian package `tshark`)"
-        if os.environ.get(REQUIRE_TSHARK):
-            pytest.fail(f"{msg}, and {REQUIRE_TSHARK} is set")
-        pytest.skip(msg)
-    return path
+    msg = "tshark not installed (Debian package `tshark`)"
+    return _or_skip(shutil.which("tshark"), msg, REQUIRE_TSHARK)
