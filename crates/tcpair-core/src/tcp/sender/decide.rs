@@ -11,9 +11,9 @@
 //!    and ssthresh before and after (the simulator adds the time and the
 //!    ground truth of the loss).
 //!
-//! A congestion response is made only if the ACK is not a duplicate of data
-//! sent before the last congestion response (RFC 6582 §3.2 step 2, ns-2
-//! `bug_fix_`); a wireless one only once per hole, and with
+//! A congestion response is made only if the cumulative ACK covers more than
+//! all the data sent before the last congestion response (RFC 6582 §3.2
+//! step 1); a wireless one only once per hole, and with
 //! `tcp.respond_per = "window"` under the same gate as a congestion one.
 
 use super::TcpSender;

@@ -343,12 +343,17 @@ impl TcpSender {
         }
     }
 
-    /// The ACK is not a duplicate of data sent before the last congestion
-    /// response (ns-2 `bug_fix_`, RFC 6582 §3.2 step 2).
+    /// The cumulative ACK covers more than `recover`, the highest segment
+    /// sent at the last congestion response: RFC 6582 §3.2 step 1 ("the
+    /// Cumulative Acknowledgment field ... cover[s] more than recover"),
+    /// RFC 6675 §5.1 (`HighACK > RecoveryPoint`), ns-2 `highest_ack_ >
+    /// recover_`. The highest segment acknowledged is `snd_una - 1`, so an
+    /// ACK of exactly `recover + 1` (all that was outstanding, nothing
+    /// more) does not allow a new fast retransmit.
     fn may_enter_recovery(&self) -> bool {
         match self.recover {
             None => true,
-            Some(r) => self.snd_una > r,
+            Some(r) => self.snd_una.checked_sub(1).is_some_and(|h| h > r),
         }
     }
 

@@ -242,6 +242,24 @@ fn case3_two_losses() {
     assert_karn_clean(&h);
 }
 
+/// The guard's boundary (RFC 6582 §3.2 step 1). Killing 40 gives a fast
+/// retransmit with `recover` = 59 (window 20); the full ACK is 60, after
+/// which cwnd = 10 sends 60..69. If 60 is lost, its dupacks carry ACK 60,
+/// which covers exactly `recover` and no more: no new fast retransmit, the
+/// timer repairs it. If 61 is lost, ACK 61 covers more than `recover`: fast
+/// retransmit.
+#[test]
+fn case3c_guard_boundary() {
+    for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        let h = run(cfg(v), &[(40, 1), (60, 1)], 200);
+        assert_eq!(frw(&h), (1, 1, 2), "{v:?}: ack = recover + 1");
+        assert_eq!(recs(&h)[1].1, Rec::To(60), "{v:?}");
+        let h = run(cfg(v), &[(40, 1), (61, 1)], 200);
+        assert_eq!(frw(&h), (2, 0, 2), "{v:?}: ack = recover + 2");
+        assert_eq!(recs(&h)[1].1, Rec::Fr(61, true), "{v:?}");
+    }
+}
+
 /// Three losses in one window (40, 44, 48): NewReno needs one partial ACK
 /// per loss, one RTT apart; SACK repairs them in one episode.
 #[test]
@@ -266,21 +284,17 @@ fn case3b_three_losses_newreno_sack() {
     // The timeout resends 48 and goes back N; the ACKs at 0.9 s (for the
     // first retransmission of 48 and for 64..67) make it resend 64..67
     // needlessly; their duplicates (and the second 48) produce 5 dupacks of
-    // 68, above recover = 67 set at the timeout, hence a second, spurious,
-    // fast retransmit at 1.0 s (RFC 6582 §4.2 describes this; its optional
-    // ACK heuristic is not implemented, nor is it in ns-2 by default).
+    // 68. recover = 67 was set at the timeout and ACK 68 covers it but no
+    // more, so no fast retransmit follows: RFC 6582 §3.2 step 1 is the guard
+    // that keeps these duplicates from causing a spurious one (§4.2).
     let mut c = cfg(Variant::NewReno);
     c.min_rto = 150 * MS;
     let h = run(c, &[(40, 1), (44, 1), (48, 1)], 200);
-    assert_eq!(frw(&h), (2, 1, 3));
+    assert_eq!(frw(&h), (1, 1, 2));
     let kinds = recs(&h);
     assert_eq!(
         kinds,
-        vec![
-            (600 * MS, Rec::Fr(40, true)),
-            (850 * MS, Rec::To(48)),
-            (1000 * MS, Rec::Fr(68, true)),
-        ]
+        vec![(600 * MS, Rec::Fr(40, true)), (850 * MS, Rec::To(48))]
     );
 }
 
