@@ -182,17 +182,38 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the table as CSV.")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
+@click.option(
+    "--congestion",
+    type=click.Choice(["reno", "reno_ns2"]),
+    default="reno",
+    show_default=True,
+    help="tcpair's congestion op: RFC 5681's arithmetic (reno) or ns-2.35's (reno_ns2).",
+)
 def ns2_check_cmd(
-    seeds: int, duration: float, jobs: int | None, csv_path: str | None, markdown: bool
+    seeds: int,
+    duration: float,
+    jobs: int | None,
+    csv_path: str | None,
+    markdown: bool,
+    congestion: str,
 ) -> None:
     """Reno and NewReno over a lossy last hop in tcpair and in ns-2.35, many seeds each."""
-    from tcpair.ns2 import crosscheck, crosscheck_markdown, missing_message, ns_binary
+    from dataclasses import replace
+
+    from tcpair.ns2 import (
+        DEFAULT_POINTS,
+        crosscheck,
+        crosscheck_markdown,
+        missing_message,
+        ns_binary,
+    )
 
     if ns_binary() is None:
         _stderr().print(f"ns2-check skipped: {missing_message()}")
         return
     err = _stderr()
     df = crosscheck(
+        [replace(pt, congestion=congestion) for pt in DEFAULT_POINTS],
         seeds=seeds,
         duration=duration,
         jobs=jobs,

@@ -98,6 +98,9 @@ class Point:
     window: int
     limited_transmit: bool = True
     queue: int = 50
+    #: tcpair's congestion op: ``reno`` (RFC 5681's arithmetic, the default) or
+    #: ``reno_ns2`` (ns-2.35's: docs/tcp.md). ns-2 always runs its own.
+    congestion: str = "reno"
 
     def tolerance(self) -> float:
         """Allowed relative difference: 5% up to p = 5%, 10% above."""
@@ -110,6 +113,7 @@ def one_link_overrides(point: Point, duration: float) -> dict[str, Any]:
         "flows.tcp1.variant": point.variant,
         "flows.tcp1.window": point.window,
         "flows.tcp1.tcp.limited_transmit": point.limited_transmit,
+        "flows.tcp1.tcp.congestion": point.congestion,
         "links.wireless.forward.loss": {"model": "uniform", "p": point.p},
         "links.*.queue": point.queue,
         "run.duration": duration,
@@ -182,6 +186,7 @@ def _row(pt: Point, seeds: int, ours: dict, theirs: dict) -> dict[str, Any]:
         "window": pt.window,
         "limited_transmit": pt.limited_transmit,
         "queue": pt.queue,
+        "congestion": pt.congestion,
         "seeds": seeds,
     }
     keys = [(pt, s) for s in range(1, seeds + 1)]

@@ -12,6 +12,7 @@ use crate::error::ConfigError;
 use crate::registry::{boxed_clone, Entry};
 
 pub mod reno;
+pub mod reno_ns2;
 pub mod veno;
 pub mod westwood;
 
@@ -23,6 +24,8 @@ pub struct LossCtx {
     /// Segments outstanding (for a fast retransmit: less those sent by
     /// limited transmit, RFC 5681 §3.2 step 2).
     pub flight: u32,
+    /// The flow's window (the receiver's advertised window), in segments.
+    pub window: u32,
 }
 
 boxed_clone!(CongestionOps, CongestionOpsClone);
@@ -48,6 +51,18 @@ pub trait CongestionOps: std::fmt::Debug + Send + CongestionOpsClone {
     /// The ssthresh after a retransmission timeout (cwnd becomes 1).
     fn on_timeout(&mut self, c: &LossCtx, h: &History) -> f64;
 
+    /// Whether the ACK that ends fast recovery also grows the window (ns-2's
+    /// `recv_newack_helper` calls `opencwnd` on it; RFC 5681 deflates only).
+    fn grows_at_recovery_exit(&self) -> bool {
+        false
+    }
+
+    /// Whether a repeated timeout of the same segment cuts ssthresh again
+    /// (ns-2's `slowdown` at every timeout; RFC 5681 §3.1 holds it).
+    fn cuts_at_every_timeout(&self) -> bool {
+        false
+    }
+
     /// Whether the op reads the RTT/ACK history (the sender skips keeping
     /// it when no part does).
     fn uses_history(&self) -> bool {
@@ -59,7 +74,8 @@ pub trait CongestionOps: std::fmt::Debug + Send + CongestionOpsClone {
 pub type BuildFn = fn(&serde_json::Value) -> Result<Box<dyn CongestionOps>, ConfigError>;
 
 /// Every congestion op, by the name `tcp.congestion` uses.
-pub static REGISTRY: &[Entry<BuildFn>] = &[reno::ENTRY, veno::ENTRY, westwood::ENTRY];
+pub static REGISTRY: &[Entry<BuildFn>] =
+    &[reno::ENTRY, reno_ns2::ENTRY, veno::ENTRY, westwood::ENTRY];
 
 /// max(floor(flight / 2), 2): RFC 5681 (4) in packets, integer like ns-2.
 pub fn half_flight(flight: u32) -> f64 {

@@ -78,6 +78,7 @@ mod tests {
             cwnd: 9.0,
             ssthresh: 4.0,
             flight: 9,
+            window: 20,
         };
         assert_eq!(
             r.on_loss(&c, &h),

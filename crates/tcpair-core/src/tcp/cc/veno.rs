@@ -223,6 +223,7 @@ mod tests {
             cwnd: f64::from(flight),
             ssthresh: 4.0,
             flight,
+            window: 1000,
         }
     }
 

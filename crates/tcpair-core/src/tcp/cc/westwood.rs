@@ -272,6 +272,7 @@ mod tests {
             cwnd,
             ssthresh: 4.0,
             flight: cwnd as u32,
+            window: 1000,
         }
     }
 

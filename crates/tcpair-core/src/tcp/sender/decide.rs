@@ -92,6 +92,7 @@ impl TcpSender {
             ssthresh: self.ssthresh,
             // FlightSize for ssthresh: outstanding minus limited-transmit segments.
             flight: (self.max_sent - self.snd_una).saturating_sub(self.lt_sent),
+            window: self.cfg.window,
         };
         let w = self.cfg.cc.on_loss(&c, &self.history);
         match self.cfg.recovery {

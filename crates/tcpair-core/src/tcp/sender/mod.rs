@@ -213,11 +213,12 @@ impl TcpSender {
         self.stats.window_cuts += 1;
         self.stats.timeout_rto_sum_ns += u128::from(expired);
         // RFC 5681 (4), held on a repeated timeout of the same segment.
-        if self.last_timeout_una != Some(self.snd_una) {
+        if self.last_timeout_una != Some(self.snd_una) || self.cfg.cc.cuts_at_every_timeout() {
             let c = LossCtx {
                 cwnd: self.cwnd,
                 ssthresh: self.ssthresh,
                 flight: self.max_sent - self.snd_una,
+                window: self.cfg.window,
             };
             self.ssthresh = self.cfg.cc.on_timeout(&c, &self.history);
         }

@@ -72,6 +72,12 @@ impl TcpSender {
     fn end_recovery(&mut self) {
         self.cwnd = self.resp_cwnd.take().unwrap_or(self.ssthresh);
         self.in_recovery = false;
+        if self.cfg.cc.grows_at_recovery_exit() {
+            let acked = 1; // ns-2's opencwnd grows per ACK, whatever it covers
+            self.cfg
+                .cc
+                .grow(&mut self.cwnd, self.ssthresh, acked, &self.history);
+        }
     }
 
     /// TCP's own fast retransmit with the response `own` (ssthresh, and the

@@ -203,6 +203,24 @@ fn case2_recovery_ends_with_the_ops_cwnd() {
     }
 }
 
+/// ns-2.35's arithmetic (`reno_ns2`): the same loss of 40, but recovery
+/// ends at half the usable window plus ns-2's opencwnd on the exiting ACK,
+/// 10 + 1/10, where RFC 5681 ends it at ssthresh = 10.
+#[test]
+fn case2_ns2_arithmetic_grows_at_recovery_exit() {
+    for v in [Variant::Reno, Variant::NewReno] {
+        let mut c = cfg(v);
+        c.cc = Box::new(crate::tcp::cc::reno_ns2::RenoNs2);
+        let h = run(c, &[(40, 1)], 200);
+        assert_eq!(frw(&h), (1, 0, 1), "{v:?}");
+        assert_eq!(h.sender().ssthresh(), 10.0, "{v:?}");
+        let t = &h.record().cwnd_after_acks();
+        let fr = (1..t.len()).find(|&i| t[i] < t[i - 1]).expect("a cut");
+        let exit = t[fr..].iter().find(|&&w| w < 13.0).copied();
+        assert_eq!(exit, Some(10.1), "{v:?}");
+    }
+}
+
 // ---- 3. two losses in one window ----
 
 /// Segments 40 and 45 lost in the same window (20 outstanding: 40..59).
