@@ -21,8 +21,10 @@
 //! unmodified and sees no wireless loss.
 //!
 //! Interpretations (each also in docs/clrp.md):
-//! - No local timer: the paper describes none. A wireless loss the MH cannot
-//!   report (too few packets follow it) is left to the FH's timer.
+//! - No local timer by default: the paper describes none. A wireless loss
+//!   the MH cannot report (too few packets follow it) is left to the FH's
+//!   timer. `local_timer` adds one ([`super::bs_timer`]), a reading of
+//!   "localized link layer retransmission protocol", not the paper's text.
 //! - The -1 mark of a local retransmission ends as at the MH (see
 //!   [`super::notices`]): a notice on an ACK echoing a packet the FH sent after the
 //!   last packet this BS forwarded before the retransmission.
@@ -31,13 +33,15 @@
 
 use std::collections::VecDeque;
 
+use super::bs_timer::LocalTimer;
 use super::holes::HoleTracker;
 use super::notices::NoticeList;
 use super::{DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS, DEFAULT_RXMIT_THRESHOLD};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict, SEQ_BYTES};
-use crate::engine::Time;
+use crate::engine::{secs, Time};
 use crate::error::{from_value, in_range, ConfigError};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx, MAX_LOSS_BLOCKS};
+use crate::units::Quantity;
 use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {
@@ -57,6 +61,7 @@ struct Config {
     max_blocks: Option<i64>,
     rxmit_threshold: Option<i64>,
     cache: Option<i64>,
+    local_timer: Option<Quantity>,
 }
 
 /// CLRP-BS's parameters.
@@ -70,6 +75,9 @@ pub struct ClrpParams {
     pub rxmit_threshold: u32,
     /// Packets cached per connection (FH -> MH).
     pub cache: usize,
+    /// The BS's local retransmission timer (FH -> MH), if any: not in the
+    /// paper (None by default).
+    pub local_timer: Option<Time>,
 }
 
 impl Default for ClrpParams {
@@ -79,6 +87,7 @@ impl Default for ClrpParams {
             max_blocks: DEFAULT_MAX_BLOCKS,
             rxmit_threshold: DEFAULT_RXMIT_THRESHOLD,
             cache: 100,
+            local_timer: None,
         }
     }
 }
@@ -106,7 +115,21 @@ fn parse(v: &serde_json::Value) -> Result<ClrpParams, ConfigError> {
             1000,
         )? as u32,
         cache: in_range("cache", c.cache.unwrap_or(d.cache as i64), 1, 1_000_000)? as usize,
+        local_timer: c.local_timer.as_ref().map(local_timer).transpose()?,
     })
+}
+
+fn local_timer(q: &Quantity) -> Result<Time, ConfigError> {
+    let v = q
+        .as_secs()
+        .map_err(|m| ConfigError::new("local_timer", m))?;
+    if !v.is_finite() || !(1e-6..=3600.0).contains(&v) {
+        return Err(ConfigError::new(
+            "local_timer",
+            format!("must be a time from 1 us to 3600 s, got {v} s"),
+        ));
+    }
+    Ok(secs(v))
 }
 
 fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, ConfigError> {
@@ -114,7 +137,7 @@ fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, Config
 }
 
 #[derive(Debug, Clone, Copy, Default)]
-struct Counters {
+pub(super) struct Counters {
     // MH -> FH (declared holes: the tracker's own counters)
     wired_losses: u64,
     stale_dupacks: u64,
@@ -128,28 +151,29 @@ struct Counters {
     dupacks_forwarded: u64,
     options_stripped: u64,
     cache_full: u64,
+    pub(super) timer_retransmits: u64,
 }
 
 /// Both directions' state of one connection.
 #[derive(Debug)]
-struct Conn {
+pub(super) struct Conn {
     // MH -> FH
     up: HoleTracker,
     up_last_ack: Option<u32>,
     /// The last DUPACK value counted as a wired loss (counted once).
     up_wired: Option<u32>,
     // FH -> MH
-    cache: VecDeque<Packet>,
+    pub(super) cache: VecDeque<Packet>,
     cache_bytes: i64,
     highest: Option<u32>,
     /// Latest FH send time among the packets forwarded toward the MH.
     fwd_mark: Time,
-    down_last_ack: Option<u32>,
+    pub(super) down_last_ack: Option<u32>,
     list: NoticeList,
     rtx: Vec<u32>,
     /// State last reported to the meters.
     held: (i64, i64),
-    c: Counters,
+    pub(super) c: Counters,
 }
 
 impl Conn {
@@ -197,9 +221,10 @@ impl Conn {
 
 #[derive(Debug)]
 pub struct ClrpBs {
-    p: ClrpParams,
-    conns: Vec<Conn>,
+    pub(super) p: ClrpParams,
+    pub(super) conns: Vec<Conn>,
     meters: Meters,
+    pub(super) timer: LocalTimer,
 }
 
 impl ClrpBs {
@@ -208,6 +233,7 @@ impl ClrpBs {
             p,
             conns: Vec::new(),
             meters: Meters::default(),
+            timer: LocalTimer::default(),
         }
     }
 
@@ -367,6 +393,7 @@ impl BsAgent for ClrpBs {
 
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
         let i = self.conn(pkt.flow);
+        let acked_before = self.conns[i].down_last_ack;
         let mut verdict = Verdict::Forward;
         match pkt.kind {
             PktKind::Data => {
@@ -386,8 +413,20 @@ impl BsAgent for ClrpBs {
                 }
             }
         }
+        if self.p.local_timer.is_some() {
+            let progressed = self.conns[i].down_last_ack != acked_before;
+            self.rearm(now, i, progressed);
+        }
         self.account(now, i, pkt.flow);
         verdict
+    }
+
+    fn next_deadline(&mut self) -> Option<Time> {
+        self.timer.earliest()
+    }
+
+    fn on_timer(&mut self, now: Time, out: &mut BsOut) {
+        self.fire(now, out);
     }
 
     fn meters(&self) -> &Meters {
@@ -415,6 +454,7 @@ impl BsAgent for ClrpBs {
             ("dupacks_forwarded", c.dupacks_forwarded),
             ("options_stripped", c.options_stripped),
             ("cache_full", c.cache_full),
+            ("timer_retransmits", c.timer_retransmits),
         ]
     }
 }

@@ -195,6 +195,8 @@ fn config_errors_name_the_field_and_value() {
         (serde_json::json!({"rxmit_threshold": 0}), "rxmit_threshold"),
         (serde_json::json!({"hole_threshold": -1}), "hole_threshold"),
         (serde_json::json!({"cache": 0}), "cache"),
+        (serde_json::json!({"local_timer": 0}), "local_timer"),
+        (serde_json::json!({"local_timer": "nan"}), "local_timer"),
     ] {
         let e = parse(&v).unwrap_err();
         assert_eq!(e.path, field, "{e}");
@@ -207,4 +209,70 @@ fn config_errors_name_the_field_and_value() {
         parse(&serde_json::json!({})).unwrap(),
         ClrpParams::default()
     );
+}
+
+/// The optional local timer (`local_timer`, not in the paper): a packet
+/// lost with nothing behind it (no ACK can report it) is retransmitted by
+/// the BS one period after the last ACK progress; the timer restarts at
+/// each new ACK, stops when the cache empties, and never fires in the
+/// paper's default configuration.
+#[test]
+fn fh_to_mh_local_timer_retransmits_the_head_the_mh_waits_for() {
+    use crate::engine::MS;
+    let period = 50 * MS;
+    let p = ClrpParams {
+        local_timer: Some(period),
+        ..ClrpParams::default()
+    };
+    let mut b = ClrpBs::new(1, p);
+    let at = |b: &mut ClrpBs, now: Time, kind: PktKind, seq: u32, ctx: &BsCtx| {
+        let mut q = pkt(0, kind, seq);
+        q.sent_at = now;
+        let mut o = BsOut::default();
+        b.on_packet(now, ctx, &mut q, &mut o);
+    };
+    let up = BsCtx {
+        node: 1,
+        in_kind: crate::net::LinkKind::Wireless,
+        out_kind: crate::net::LinkKind::Wired,
+    };
+    at(&mut b, 0, PktKind::Data, 0, &DOWN);
+    at(&mut b, MS, PktKind::Data, 1, &DOWN); // 1 is lost on the wireless hop
+    assert_eq!(b.next_deadline(), Some(period), "armed by the first packet");
+    at(&mut b, 10 * MS, PktKind::Ack, 1, &up); // 0 arrived: progress
+    assert_eq!(b.next_deadline(), Some(10 * MS + period), "restarted");
+    let mut o = BsOut::default();
+    b.on_timer(10 * MS + period, &mut o);
+    let seqs: Vec<u32> = o.inject.iter().map(|q| q.seq).collect();
+    assert_eq!(seqs, vec![1]);
+    assert_eq!(o.inject[0].retx, Retx::BaseStation);
+    assert_eq!(counter(&b, "timer_retransmits"), 1);
+    assert_eq!(b.next_deadline(), Some(10 * MS + 2 * period), "no backoff");
+    at(&mut b, 80 * MS, PktKind::Ack, 2, &up); // all acknowledged
+    assert_eq!(b.next_deadline(), None, "stopped with an empty cache");
+
+    // The paper's configuration: no timer at all.
+    let mut b = bs();
+    down_data(&mut b, 0, 0);
+    assert_eq!(b.next_deadline(), None);
+}
+
+/// At expiry the oldest cached packet is beyond what the MH asks for: the
+/// missing one never reached the BS (a wired loss), so nothing is sent.
+#[test]
+fn fh_to_mh_local_timer_leaves_wired_losses_to_the_sender() {
+    use crate::engine::MS;
+    let p = ClrpParams {
+        local_timer: Some(50 * MS),
+        ..ClrpParams::default()
+    };
+    let mut b = ClrpBs::new(1, p);
+    down_data(&mut b, 0, 0);
+    down_ack(&mut b, 1, &[], 0); // 0 acknowledged; 1 was lost upstream
+    down_data(&mut b, 2, 0);
+    let mut o = BsOut::default();
+    let t = b.next_deadline().expect("armed");
+    b.on_timer(t, &mut o);
+    assert!(o.inject.is_empty());
+    assert_eq!(b.next_deadline(), None);
 }

@@ -33,13 +33,14 @@
 //!
 //! Map of the scheme:
 //! - Shared mechanisms: [`holes`] (the detector) and [`notices`] (the list).
-//! - BS part: [`bs`] (`clrp` agent: both directions).
+//! - BS part: [`bs`] (`clrp` agent: both directions) and its optional local
+//!   timer, `bs_timer` (not in the paper).
 //! - Sender part: [`mh`] (TCP-MH's list of notified losses, retransmission
 //!   without a congestion response, DUPACKs of listed losses ignored).
 //! - Receiver part: the sink's hole tracker and loss blocks on its ACKs.
 //! - Packet option: `packet::LossBlocks`.
 //! - Scenario keys: a node's `bs = ["clrp"]` or `[{ agent = "clrp",
-//!   hole_threshold, max_blocks, rxmit_threshold, cache }]`; `tcp.clrp`,
+//!   hole_threshold, max_blocks, rxmit_threshold, cache, local_timer }]`; `tcp.clrp`,
 //!   `tcp.clrp_rxmit_threshold`, `tcp.clrp_inflate`; `sink.clrp`,
 //!   `sink.clrp_hole_threshold`, `sink.clrp_max_blocks`.
 //! - Flow counters: `clrp_notices`, `clrp_retransmits`, `clrp_holes`.
@@ -49,6 +50,7 @@
 //!   `clrp-fig13` (python/tcpair/reproduce/clrp.py).
 
 pub mod bs;
+mod bs_timer;
 pub mod holes;
 pub mod mh;
 pub mod notices;
