@@ -47,6 +47,7 @@ import pandas as pd
 from tcpair.analysis import Analysis, Context
 from tcpair.page import Claim
 from tcpair.reproduce._common import GOODPUT, runs_with_goodput
+from tcpair.reproduce.clrp import readings
 from tcpair.reproduce.clrp.claims import (
     claim_below_reference,
     claim_ratios,
@@ -85,8 +86,39 @@ def claims(
     ref: tuple[pd.DataFrame | None, str] = (None, ""),
 ) -> list[Claim]:
     """Verdicts decided from 95% confidence intervals, never written by hand.
-    ``runs``: the successful runs of flow ``tcp1`` with goodput in KB/s."""
+    ``runs``: the successful runs of flow ``tcp1`` with goodput in KB/s.
+
+    Each claim is judged under the first available reading (:mod:`.readings`: ns-2's
+    Snoop, the paper's CLRP), then again under each other reading that changes a scheme
+    the claim speaks of."""
     cs = cs if cs is not None else pd.DataFrame(columns=CWND_COLUMNS)
+    present = set(runs["scheme"]) if "scheme" in runs.columns else set()
+    rs = readings.available(present)
+    if not rs:
+        return _claims_once(runs, spec, cs, ref)
+    first, out = rs[0], []
+    for r in rs:
+        ref_r = (readings.relabel(ref[0], r), ref[1]) if ref[0] is not None else ref
+        judged = _claims_once(readings.relabel(runs, r), spec, readings.relabel(cs, r), ref_r)
+        changed = [
+            role
+            for role, a, b in (("snoop", r.snoop, first.snoop), ("clrp", r.clrp, first.clrp))
+            if a != b
+        ]
+        out += [
+            readings.mark(c, r, only=len(rs) == 1)
+            for c in judged
+            if all(readings.speaks_of(c, role) for role in changed)
+        ]
+    return out
+
+
+def _claims_once(
+    runs: pd.DataFrame,
+    spec: FigSpec,
+    cs: pd.DataFrame,
+    ref: tuple[pd.DataFrame | None, str],
+) -> list[Claim]:
     named = goodput_claims(runs, spec, ref)
     out = []
     for c in spec.claims:

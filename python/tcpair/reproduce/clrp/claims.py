@@ -25,7 +25,7 @@ from tcpair.reproduce.clrp.spec import (
     FLOW,
     PAPER_CLRP_DELAY,
     PAPER_SNOOP_DELAY,
-    SCHEMES,
+    ROLES,
     SHORT,
     SOURCE,
     UP_TO_1,
@@ -338,10 +338,10 @@ def claim_below_reference(
             _below_one,
         )
         for _, row in r.iterrows()
-        if row["scheme"] in SCHEMES
+        if row["scheme"] in ROLES
     ]
     found = set(r["scheme"]) if len(r) else set()
-    missing = [SHORT[s] for s in SCHEMES if s not in found]
+    missing = [SHORT[s] for s in ROLES if s not in found]
     outcome = all_of(p.outcome for p in parts)
     extra = note
     if missing and parts:

@@ -80,7 +80,14 @@ def plot_metric(pts: pd.DataFrame, spec: FigSpec, out: Path, col: str) -> Figure
     return Figure(png, caption, svg=svg)
 
 
-RATIO_PAIRS = (("clrp", "snoop"), ("clrp", "reno"), ("snoop", "reno"))
+RATIO_PAIRS = (
+    ("clrp", "snoop_ns2"),
+    ("clrp", "snoop"),
+    ("clrp_timer", "snoop_ns2"),
+    ("clrp", "reno"),
+    ("snoop_ns2", "reno"),
+    ("snoop", "reno"),
+)
 LOG_RATIOS = 4.0  # ratios beyond this (the paper's up to 14x over Reno) get a log y-axis
 
 
@@ -102,7 +109,10 @@ def plot_ratios(rel: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
 
     fig = MplFigure(figsize=(7.5, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    colors = {"CLRP / Snoop": COLORS["snoop"], "CLRP / TCP Reno": COLORS["reno"]}
+    colors = {
+        f"{LABELS[a]} / {LABELS[b]}": COLORS[b if a.startswith("clrp") else a]
+        for a, b in RATIO_PAIRS
+    }
     for pair, d in rel.groupby("pair", sort=False):
         d = d.sort_values("p")
         ax.errorbar(

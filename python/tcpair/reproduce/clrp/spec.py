@@ -8,7 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 FLOW = "tcp1"
-SCHEMES: tuple[str, ...] = ("reno", "snoop", "clrp")
+# What the claims speak of: Reno, "Snoop" and "CLRP". Each has readings (:mod:`.readings`):
+# Snoop as ns-2.35 builds it (the comparator of the paper's ns-2 runs) or tcpair's
+# paper-faithful Snoop; CLRP as the paper describes it or with a BS local timer.
+ROLES: tuple[str, ...] = ("reno", "snoop", "clrp")
+# Every scheme label a CLRP sweep may run (the figures' and tables' order).
+SCHEMES: tuple[str, ...] = ("reno", "snoop", "snoop_ns2", "clrp", "clrp_timer")
 SOURCE = "Sun et al. 2005 (CLRP)"
 DELAY = "e2e_delay_mean_s"  # first transmission -> first arrival at the receiver
 APP_DELAY = "app_delay_mean_s"  # first transmission -> in-order delivery to the application
@@ -38,9 +43,27 @@ WINDOW = 30.0
 PLOT_TOP = 1.5  # cwnd plots stop at 1.5 windows
 REL = 1e-9  # tolerance when placing a swept p against a range's bounds
 
-COLORS = {"reno": "#1f77b4", "snoop": "#d62728", "clrp": "#2ca02c"}
-LABELS = {"reno": "TCP Reno", "snoop": "Snoop", "clrp": "CLRP"}
-SHORT = {"reno": "Reno", "snoop": "Snoop", "clrp": "CLRP"}
+COLORS = {
+    "reno": "#1f77b4",
+    "snoop": "#d62728",
+    "snoop_ns2": "#ff7f0e",
+    "clrp": "#2ca02c",
+    "clrp_timer": "#9467bd",
+}
+LABELS = {
+    "reno": "TCP Reno",
+    "snoop": "Snoop",
+    "snoop_ns2": "Snoop (ns-2.35)",
+    "clrp": "CLRP",
+    "clrp_timer": "CLRP + BS timer",
+}
+SHORT = {
+    "reno": "Reno",
+    "snoop": "Snoop",
+    "snoop_ns2": "Snoop-ns2",
+    "clrp": "CLRP",
+    "clrp_timer": "CLRP-timer",
+}
 
 
 @dataclass(frozen=True)
