@@ -41,7 +41,7 @@ impl Default for SnoopParams {
     }
 }
 
-fn seconds(field: &str, q: &Option<Quantity>, dflt: Time) -> Result<Time, ConfigError> {
+pub(super) fn seconds(field: &str, q: &Option<Quantity>, dflt: Time) -> Result<Time, ConfigError> {
     let Some(q) = q else { return Ok(dflt) };
     let v = q.as_secs().map_err(|m| ConfigError::new(field, m))?;
     if !v.is_finite() || v <= 0.0 || v > 3600.0 {
