@@ -182,17 +182,28 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the table as CSV.")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
+@click.option("--snoop", is_flag=True,
+              help="Compare ns-2's Snoop (LL/LLSnoop) with tcpair's snoop_ns2 instead.")
 def ns2_check_cmd(
-    seeds: int, duration: float, jobs: int | None, csv_path: str | None, markdown: bool
+    seeds: int, duration: float, jobs: int | None, csv_path: str | None, markdown: bool,
+    snoop: bool,
 ) -> None:
     """Reno and NewReno over a lossy last hop in tcpair and in ns-2.35, many seeds each."""
-    from tcpair.ns2 import crosscheck, crosscheck_markdown, missing_message, ns_binary
+    from tcpair.ns2 import (
+        DEFAULT_POINTS,
+        SNOOP_POINTS,
+        crosscheck,
+        crosscheck_markdown,
+        missing_message,
+        ns_binary,
+    )
 
     if ns_binary() is None:
         _stderr().print(f"ns2-check skipped: {missing_message()}")
         return
     err = _stderr()
     df = crosscheck(
+        SNOOP_POINTS if snoop else DEFAULT_POINTS,
         seeds=seeds,
         duration=duration,
         jobs=jobs,
@@ -210,7 +221,8 @@ def ns2_check_cmd(
         table.add_column(col, justify="right")
     for r in df.itertuples(index=False):
         table.add_row(
-            r.variant, str(r.window), f"{r.p:g}", f"{r.goodput_kbps_ns2:.1f}",
+            r.variant + (f" + {r.bs}" if r.bs else ""), str(r.window), f"{r.p:g}",
+            f"{r.goodput_kbps_ns2:.1f}",
             f"{r.goodput_kbps_tcpair:.1f}",
             f"{r.ratio:.3f} [{r.ratio_low:.3f}, {r.ratio_high:.3f}]",
             f"{r.timeouts_ns2:.1f} / {r.timeouts_tcpair:.1f}",
