@@ -16,7 +16,7 @@
 //!   detector (`tcp::detect::eln`) with the restoring responder.
 //! - Receiver part: the plain sink.
 //! - Scenario keys: a node's `bs = ["snoop"]` or `[{ agent = "snoop", cache,
-//!   max_local_rtx, min_rto, initial_rto }]`, `bs = ["eln_snoop"]`, `bs = ["snoop_ns2"]` or `[{ agent = "snoop_ns2",
+//!   max_local_rtx, min_rto, initial_rto, max_backoff }]`, `bs = ["eln_snoop"]`, `bs = ["snoop_ns2"]` or `[{ agent = "snoop_ns2",
 //!   cache, max_local_rtx, snoop_tick, srtt, rttvar, g }]`; the
 //!   sender's `tcp.detector = "eln"` (or `tcp.eln = true`).
 //! - Docs: docs/snoop.md. Tests: the unit tests here, tests/snoop_e2e.rs,
