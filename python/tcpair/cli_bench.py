@@ -189,6 +189,8 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
     show_default=True,
     help="tcpair's congestion op: RFC 5681's arithmetic (reno) or ns-2.35's (reno_ns2).",
 )
+@click.option("--snoop", is_flag=True,
+              help="Compare ns-2's Snoop (LL/LLSnoop) with tcpair's snoop_ns2 instead.")
 def ns2_check_cmd(
     seeds: int,
     duration: float,
@@ -196,12 +198,14 @@ def ns2_check_cmd(
     csv_path: str | None,
     markdown: bool,
     congestion: str,
+    snoop: bool,
 ) -> None:
     """Reno and NewReno over a lossy last hop in tcpair and in ns-2.35, many seeds each."""
     from dataclasses import replace
 
     from tcpair.ns2 import (
         DEFAULT_POINTS,
+        SNOOP_POINTS,
         crosscheck,
         crosscheck_markdown,
         missing_message,
@@ -213,7 +217,7 @@ def ns2_check_cmd(
         return
     err = _stderr()
     df = crosscheck(
-        [replace(pt, congestion=congestion) for pt in DEFAULT_POINTS],
+        [replace(pt, congestion=congestion) for pt in (SNOOP_POINTS if snoop else DEFAULT_POINTS)],
         seeds=seeds,
         duration=duration,
         jobs=jobs,
@@ -231,7 +235,8 @@ def ns2_check_cmd(
         table.add_column(col, justify="right")
     for r in df.itertuples(index=False):
         table.add_row(
-            r.variant, str(r.window), f"{r.p:g}", f"{r.goodput_kbps_ns2:.1f}",
+            r.variant + (f" + {r.bs}" if r.bs else ""), str(r.window), f"{r.p:g}",
+            f"{r.goodput_kbps_ns2:.1f}",
             f"{r.goodput_kbps_tcpair:.1f}",
             f"{r.ratio:.3f} [{r.ratio_low:.3f}, {r.ratio_high:.3f}]",
             f"{r.timeouts_ns2:.1f} / {r.timeouts_tcpair:.1f}",

@@ -122,3 +122,27 @@ def test_bench_vs_ns2_pairs_processes() -> None:
     assert row["ns2_s"] > 0
     assert row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
     assert math.isfinite(row["ratio_median"])
+
+
+def test_snoop_lan_matches_the_plain_link_without_loss_and_snoop_helps() -> None:
+    """snoop_lan.tcl's LAN carries what one_link.tcl's link does (the MAC header
+    is compensated), and its LL/LLSnoop repairs most wireless losses locally."""
+    ns2()
+    link = run_ns2("one_link.tcl", ("reno", 0.0, 30, 50, 20.0, 1, 1))
+    lan = run_ns2("snoop_lan.tcl", ("reno", 0.0, 30, 50, 20.0, 1, 1, 0))
+    assert abs(lan["segments"] - link["segments"]) <= 0.002 * link["segments"]
+    plain = run_ns2("snoop_lan.tcl", ("reno", 0.05, 30, 50, 30.0, 1, 1, 0))
+    snoop = run_ns2("snoop_lan.tcl", ("reno", 0.05, 30, 50, 30.0, 1, 1, 1))
+    assert snoop["goodput_kbps"] > 1.5 * plain["goodput_kbps"]
+    assert snoop["timeouts"] < plain["timeouts"]
+
+
+def test_snoop_points_run_snoop_ns2_on_the_tcpair_side() -> None:
+    ns2()
+    pt = Point("reno", 0.05, 30, True, bs="snoop_ns2")
+    assert one_link_overrides(pt, 10.0)["nodes.bs.bs"] == ["snoop_ns2"]
+    df = crosscheck([pt], seeds=2, duration=20.0, jobs=2)
+    assert df.iloc[0]["bs"] == "snoop_ns2"
+    assert "| reno + snoop_ns2 | on | 30 | 0.05 |" in crosscheck_markdown(df)
+    with pytest.raises(tcpair.ScenarioError):
+        crosscheck([Point("reno", 0.05, 30, bs="clrp")], seeds=2, duration=5.0)

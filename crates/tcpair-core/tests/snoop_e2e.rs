@@ -166,3 +166,27 @@ fn snoop_leaves_drops_at_its_own_queue_to_the_sender() {
     assert_eq!(f.bs_retransmits, 0);
     assert!(f.retransmits > 0 && f.window_cuts > 0);
 }
+
+/// ns-2.35's Snoop: still far better than Reno at 5% loss, but weaker than
+/// the default Snoop (half of its DUPACK pairs reach the sender, a lost
+/// local retransmission waits for a timer of at least 100 ms).
+#[test]
+fn ns2_snoop_lies_between_reno_and_the_default_snoop() {
+    let reno = mean_goodput(0.05, "", "");
+    let ns2 = mean_goodput(0.05, r#"["snoop_ns2"]"#, "");
+    let snoop = mean_goodput(0.05, r#"["snoop"]"#, "");
+    assert!(ns2 > 1.2 * reno, "ns2 snoop {ns2} vs reno {reno}");
+    assert!(ns2 < snoop, "ns2 snoop {ns2} vs snoop {snoop}");
+    let r = run(1, 0.05, r#"["snoop_ns2"]"#, "");
+    assert!(r.flows[0].bs_retransmits > 0);
+    assert!(common::bs_counter(&r, "dupacks_forwarded") > 0);
+    assert!(common::bs_counter(&r, "local_timeouts") > 0);
+}
+
+#[test]
+fn ns2_snoop_costs_nothing_without_loss() {
+    let reno = run(1, 0.0, "", "").flows[0].goodput_kbps;
+    let r = run(1, 0.0, r#"["snoop_ns2"]"#, "");
+    assert!((r.flows[0].goodput_kbps - reno).abs() < 1e-9 * reno);
+    assert_eq!(common::bs_counter(&r, "local_retransmits"), 0);
+}

@@ -101,6 +101,9 @@ class Point:
     #: tcpair's congestion op: ``reno`` (RFC 5681's arithmetic, the default) or
     #: ``reno_ns2`` (ns-2.35's: docs/tcp.md). ns-2 always runs its own.
     congestion: str = "reno"
+    #: The BS agent: "" (none, one_link.tcl) or "snoop_ns2" (ns-2's Snoop on
+    #: a two-node LAN, snoop_lan.tcl).
+    bs: str = ""
 
     def tolerance(self) -> float:
         """Allowed relative difference: 5% up to p = 5%, 10% above."""
@@ -116,6 +119,7 @@ def one_link_overrides(point: Point, duration: float) -> dict[str, Any]:
         "flows.tcp1.tcp.congestion": point.congestion,
         "links.wireless.forward.loss": {"model": "uniform", "p": point.p},
         "links.*.queue": point.queue,
+        "nodes.bs.bs": [point.bs] if point.bs else [],
         "run.duration": duration,
     }
 
@@ -131,7 +135,12 @@ def tcpair_one_link(point: Point, duration: float, seed: int) -> dict[str, float
 def ns2_one_link(point: Point, duration: float, seed: int) -> dict[str, float]:
     lt = int(point.limited_transmit)
     args = (point.variant, point.p, point.window, point.queue, duration, seed, lt)
-    out = run_ns2("one_link.tcl", args)
+    if point.bs == "snoop_ns2":
+        out = run_ns2("snoop_lan.tcl", (*args, 1))
+    elif point.bs:
+        raise ScenarioError(f"bs: ns-2 has no counterpart of {point.bs!r} (use snoop_ns2 or none)")
+    else:
+        out = run_ns2("one_link.tcl", args)
     return {m: out[m] for m in METRICS}
 
 
@@ -141,6 +150,14 @@ DEFAULT_POINTS = tuple(
     for v in ("reno", "newreno")
     for w in (8, 30)
     for p in (0.001, 0.01, 0.02, 0.05, 0.1)
+)
+
+#: ns-2's Snoop (tcpair's ``snoop_ns2``) on the same path, ns-2.35's default
+#: limited transmit.
+SNOOP_POINTS = tuple(
+    Point(v, p, 30, True, bs="snoop_ns2")
+    for v in ("reno", "newreno")
+    for p in (0.01, 0.02, 0.05, 0.1, 0.2)
 )
 
 
@@ -182,6 +199,7 @@ def crosscheck(
 def _row(pt: Point, seeds: int, ours: dict, theirs: dict) -> dict[str, Any]:
     row: dict[str, Any] = {
         "variant": pt.variant,
+        "bs": pt.bs,
         "p": pt.p,
         "window": pt.window,
         "limited_transmit": pt.limited_transmit,
@@ -224,8 +242,9 @@ def crosscheck_markdown(df: pd.DataFrame) -> str:
     )
     lines = []
     for r in df.itertuples(index=False):
+        name = f"{r.variant} + {r.bs}" if r.bs else r.variant
         lines.append(
-            f"| {r.variant} | {'on' if r.limited_transmit else 'off'} | {r.window} | {r.p:g} | "
+            f"| {name} | {'on' if r.limited_transmit else 'off'} | {r.window} | {r.p:g} | "
             f"{_pm(r.goodput_kbps_ns2, r.goodput_kbps_ns2_ci95)} | "
             f"{_pm(r.goodput_kbps_tcpair, r.goodput_kbps_tcpair_ci95)} | "
             f"{r.ratio:.3f} [{r.ratio_low:.3f}, {r.ratio_high:.3f}] | "
@@ -246,6 +265,7 @@ from tcpair.ns2.speed import BENCH_CASES, bench_vs_ns2  # noqa: E402  (uses the 
 __all__ = [
     "BENCH_CASES",
     "DEFAULT_POINTS",
+    "SNOOP_POINTS",
     "Ns2Missing",
     "Point",
     "bench_vs_ns2",

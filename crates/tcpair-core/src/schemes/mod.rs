@@ -27,6 +27,7 @@ pub static BS_AGENTS: &[AgentInfo] = &[
     syndrome::counter::INFO,
     snoop::agent::INFO,
     snoop::eln_snoop::INFO,
+    snoop::ns2::INFO,
     clrp::bs::INFO,
 ];
 

@@ -41,7 +41,10 @@
 //! - The local timer runs while packets are cached and restarts on each new
 //!   ACK, local retransmission and expected DUPACK (the ACK clock runs); on
 //!   expiry it retransmits the packet the MH waits for if it is cached and
-//!   not marked as a congestion loss, and backs off (doubling, at most 2^6).
+//!   not marked as a congestion loss. No backoff by default (Amir et al.
+//!   1995 §3: "a TCP-style round-trip time (RTT) estimate of the last
+//!   (wireless) link", nothing more; `max_local_rtx` bounds the repeats);
+//!   `max_backoff` doubles it per timeout up to 2^max_backoff.
 //!   DUPACKs already expected stay expected, plus those of packets forwarded
 //!   since the last local retransmission.
 //! - Karn: the RTT sample of a new ACK is the local send time of the last
@@ -62,9 +65,6 @@ pub const INFO: AgentInfo = AgentInfo {
     source: "Amir et al. 1995 §3.1; ns-2 snoop.cc",
     build,
 };
-
-/// Largest exponent of the local timer's backoff.
-const MAX_BACKOFF: u32 = 6;
 
 fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, ConfigError> {
     Ok(Box::new(Snoop::new(node, parse(v)?)))
@@ -415,7 +415,7 @@ impl Snoop {
             return;
         }
         conn.c.local_timeouts += 1;
-        conn.rtt.backoff = (conn.rtt.backoff + 1).min(MAX_BACKOFF);
+        conn.rtt.backoff = (conn.rtt.backoff + 1).min(p.max_backoff);
         // DUPACKs still to come: those expected already, plus those of the
         // packets forwarded since the last local retransmission (or since
         // the wanted packet, if none came yet), which now report nothing

@@ -191,18 +191,28 @@ fn new_ack_frees_the_cache_and_samples_rtt_by_karns_rule() {
     assert_eq!(bs.meters().total.pkts, 0);
 }
 
+/// Packets 0..4 cached, 1 lost: a local retransmission at 12 ms and the
+/// timer (rto 30 ms) due at 42 ms.
+fn one_local_retransmission(bs: &mut Snoop, out: &mut BsOut) {
+    for s in 0..4 {
+        data(bs, 0, 0, s, out);
+    }
+    ack(bs, 10 * MS, 0, 1, out); // srtt 10, rttvar 5: rto 30 ms
+    assert_eq!(bs.next_deadline(), Some(40 * MS));
+    ack(bs, 12 * MS, 0, 1, out);
+    assert_eq!(injected(out), vec![1]);
+    assert_eq!(bs.next_deadline(), Some(42 * MS));
+}
+
+/// Amir et al. 1995 §3 gives the local timer "a TCP-style round-trip time
+/// (RTT) estimate of the last (wireless) link" and no backoff; doubling
+/// per timeout (up to 64x, reset only by a clean RTT sample) left it at
+/// 1.28 s at high error rates, above the sender's own minimum RTO.
 #[test]
-fn timer_retransmits_the_first_unacked_packet_and_backs_off() {
+fn timer_retransmits_the_first_unacked_packet_without_backoff_by_default() {
     let mut bs = snoop();
     let mut out = BsOut::default();
-    for s in 0..4 {
-        data(&mut bs, 0, 0, s, &mut out);
-    }
-    ack(&mut bs, 10 * MS, 0, 1, &mut out); // srtt 10, rttvar 5: rto 30 ms
-    assert_eq!(bs.next_deadline(), Some(40 * MS));
-    ack(&mut bs, 12 * MS, 0, 1, &mut out);
-    assert_eq!(injected(&mut out), vec![1]);
-    assert_eq!(bs.next_deadline(), Some(42 * MS));
+    one_local_retransmission(&mut bs, &mut out);
     // Too early: nothing.
     bs.on_timer(41 * MS, &mut out);
     assert!(out.inject.is_empty());
@@ -210,12 +220,26 @@ fn timer_retransmits_the_first_unacked_packet_and_backs_off() {
     let r = out.inject.drain(..).collect::<Vec<_>>();
     assert_eq!(r.len(), 1);
     assert_eq!((r[0].seq, r[0].retx), (1, Retx::BaseStation));
-    assert_eq!(bs.next_deadline(), Some(42 * MS + 60 * MS));
-    bs.on_timer(102 * MS, &mut out);
+    assert_eq!(bs.next_deadline(), Some(42 * MS + 30 * MS));
+    bs.on_timer(72 * MS, &mut out);
     assert_eq!(injected(&mut out), vec![1]);
-    assert_eq!(bs.next_deadline(), Some(102 * MS + 120 * MS));
+    assert_eq!(bs.next_deadline(), Some(72 * MS + 30 * MS));
     assert_eq!(counter(&bs, 0, "local_timeouts"), 2);
     assert_eq!(counter(&bs, 0, "local_retransmits"), 3);
+}
+
+#[test]
+fn max_backoff_doubles_the_timer_up_to_its_cap() {
+    let mut bs = with(serde_json::json!({ "max_backoff": 2 }));
+    let mut out = BsOut::default();
+    one_local_retransmission(&mut bs, &mut out);
+    let mut t = 42 * MS;
+    for rto in [60, 120, 120] {
+        bs.on_timer(t, &mut out);
+        assert_eq!(injected(&mut out), vec![1]);
+        assert_eq!(bs.next_deadline(), Some(t + rto * MS));
+        t += rto * MS;
+    }
 }
 
 #[test]
@@ -511,6 +535,7 @@ fn config_errors_name_the_field_and_value() {
         "initial_rto",
         "soon",
     );
+    bad(serde_json::json!({"max_backoff": 17}), "max_backoff", "17");
     bad(serde_json::json!({"cash": 5}), "cash", "cash");
     let p = parse(&serde_json::json!({"cache": 50, "min_rto": "5ms", "initial_rto": 0.2})).unwrap();
     assert_eq!(

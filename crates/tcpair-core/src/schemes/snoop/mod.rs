@@ -9,11 +9,15 @@
 //!   ELN on DUPACKs for packets the BS forwarded) and [`eln_track`] (the
 //!   MH -> FH half both share: holes in what arrives from the MH get ELN on
 //!   the FH's DUPACKs); [`params`]: Snoop's parameters and their defaults.
+//! - [`ns2`] (`snoop_ns2`): Snoop as ns-2.35's `tcp/snoop.cc` builds it, the
+//!   comparator Chen et al. 2002 and the CLRP paper ran (first DUPACK passed
+//!   on, 100 ms timer floor, no backoff, no Karn); [`ns2_params`].
 //! - Sender part: none of its own; an ELN-aware sender is the `eln`
 //!   detector (`tcp::detect::eln`) with the restoring responder.
 //! - Receiver part: the plain sink.
 //! - Scenario keys: a node's `bs = ["snoop"]` or `[{ agent = "snoop", cache,
-//!   max_local_rtx, min_rto, initial_rto }]`, `bs = ["eln_snoop"]`; the
+//!   max_local_rtx, min_rto, initial_rto, max_backoff }]`, `bs = ["eln_snoop"]`, `bs = ["snoop_ns2"]` or `[{ agent = "snoop_ns2",
+//!   cache, max_local_rtx, snoop_tick, srtt, rttvar, g }]`; the
 //!   sender's `tcp.detector = "eln"` (or `tcp.eln = true`).
 //! - Docs: docs/snoop.md. Tests: the unit tests here, tests/snoop_e2e.rs,
 //!   tests/bs_e2e.rs. Sweep and target: sweeps/snoop_fig3.toml,
@@ -23,4 +27,6 @@ pub mod agent;
 pub mod eln_snoop;
 pub mod eln_track;
 mod handover;
+pub mod ns2;
+pub mod ns2_params;
 pub mod params;

@@ -1,5 +1,5 @@
 //! Snoop's parameters (`{ agent = "snoop", cache, max_local_rtx, min_rto,
-//! initial_rto }`), their defaults (ns-2's snoop.cc where it has one) and
+//! initial_rto, max_backoff }`), their defaults (ns-2's snoop.cc where it has one) and
 //! their validation.
 
 use crate::engine::{secs, Time, MS};
@@ -14,6 +14,7 @@ struct Config {
     max_local_rtx: Option<i64>,
     min_rto: Option<Quantity>,
     initial_rto: Option<Quantity>,
+    max_backoff: Option<i64>,
 }
 
 /// Snoop's parameters.
@@ -28,6 +29,10 @@ pub struct SnoopParams {
     pub min_rto: Time,
     /// Local RTO before the first RTT sample of the wireless hop.
     pub initial_rto: Time,
+    /// Largest exponent of the local timer's backoff (doubling per local
+    /// timeout, reset by a clean RTT sample); 0: none (Amir et al. 1995 §3
+    /// describes none).
+    pub max_backoff: u32,
 }
 
 impl Default for SnoopParams {
@@ -37,11 +42,12 @@ impl Default for SnoopParams {
             max_local_rtx: 10,
             min_rto: 20 * MS,
             initial_rto: 100 * MS,
+            max_backoff: 0,
         }
     }
 }
 
-fn seconds(field: &str, q: &Option<Quantity>, dflt: Time) -> Result<Time, ConfigError> {
+pub(super) fn seconds(field: &str, q: &Option<Quantity>, dflt: Time) -> Result<Time, ConfigError> {
     let Some(q) = q else { return Ok(dflt) };
     let v = q.as_secs().map_err(|m| ConfigError::new(field, m))?;
     if !v.is_finite() || v <= 0.0 || v > 3600.0 {
@@ -76,8 +82,19 @@ pub(super) fn parse(v: &serde_json::Value) -> Result<SnoopParams, ConfigError> {
             ))
         }
     };
+    let max_backoff = match c.max_backoff {
+        None => d.max_backoff,
+        Some(n) if (0..=16).contains(&n) => n as u32,
+        Some(n) => {
+            return Err(ConfigError::new(
+                "max_backoff",
+                format!("must be 0..=16 (doublings of the local timer), got {n}"),
+            ))
+        }
+    };
     Ok(SnoopParams {
         cache,
+        max_backoff,
         max_local_rtx,
         min_rto: seconds("min_rto", &c.min_rto, d.min_rto)?,
         initial_rto: seconds("initial_rto", &c.initial_rto, d.initial_rto)?,

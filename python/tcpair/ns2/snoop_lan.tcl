@@ -1,0 +1,81 @@
+# ns-2.35 side of tcpair's Snoop cross-check (docs/validation.md): the path of
+# one_link.tcl (FH -- BS -- MH, one bulk TCP flow FH -> MH, uniform packet loss
+# p on BS -> MH), with the last hop a two-node LAN whose base-station end runs
+# ns-2's Snoop (LL/LLSnoop, tcp/snoop.cc); the mobile host's end is a plain LL.
+# The tcpair side is scenarios/clrp_one_link.toml with nodes.bs.bs =
+# ["snoop_ns2"] (SNOOP 1) or [] (SNOOP 0, the same LAN without Snoop).
+#
+#   ns snoop_lan.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP
+#
+# Translation, beyond one_link.tcl's (packetSize_ 960 = 1000 bytes on the wire,
+# queue-limit = QUEUE + 1, windowInit_ 1, singledup_ = limited transmit):
+# - ns-2's Mac adds a 64-byte MAC header to every frame's transmission time,
+#   so each interface sends at 2 Mb/s x 1064 / 1000: a 1000-byte segment takes
+#   4 ms, as on tcpair's 2 Mb/s link (a 40-byte ACK takes 0.39 ms instead of
+#   0.16 ms, on the uncongested reverse direction).
+# - The LL delay is the link's 64 us; ns-2's Channel adds 4 us.
+# - The loss sits between the MH's Mac and its LL: after transmission and
+#   propagation, as tcpair's error models act.
+# Prints one line of "key value" pairs.
+if {[llength $argv] != 8} {
+    puts stderr "usage: ns snoop_lan.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP"
+    exit 2
+}
+lassign $argv variant p window queue duration seed limited_transmit snoop
+
+set ns [new Simulator]
+global defaultRNG
+$defaultRNG seed $seed
+
+set fh [$ns node]
+set bs [$ns node]
+set mh [$ns node]
+$ns duplex-link $fh $bs 10Mb 10ms DropTail
+foreach {a b} [list $fh $bs $bs $fh] {
+    $ns queue-limit $a $b [expr {$queue + 1}]
+}
+set ll [expr {$snoop ? "LL/LLSnoop" : "LL"}]
+set lan [$ns make-lan [list $bs] 2Mb 64us $ll Queue/DropTail Mac Channel]
+$lan addNode [list $mh] 2Mb 64us LL Queue/DropTail Mac
+foreach n [list $bs $mh] {
+    set nif [$lan set lanIface_($n)]
+    [$nif set ifq_] set limit_ [expr {$queue + 1}]
+    [$nif set mac_] set bandwidth_ 2128000
+}
+
+set em [new ErrorModel]
+$em unit pkt
+$em set rate_ $p
+$em ranvar [new RandomVariable/Uniform]
+$em drop-target [new Agent/Null]
+set nif [$lan set lanIface_($mh)]
+$em target [$nif set ll_]
+[$nif set mac_] up-target $em
+
+switch -- $variant {
+    reno    { set tcp [new Agent/TCP/Reno] }
+    newreno { set tcp [new Agent/TCP/Newreno] }
+    default { puts stderr "unknown variant $variant (reno | newreno)"; exit 2 }
+}
+$tcp set window_ $window
+$tcp set packetSize_ 960
+$tcp set windowInit_ 1
+$tcp set singledup_ $limited_transmit
+set sink [new Agent/TCPSink]
+$ns attach-agent $fh $tcp
+$ns attach-agent $mh $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns at 0.0 "$ftp start"
+
+proc finish {} {
+    global tcp duration
+    set segments [expr {[$tcp set ack_] + 1}]
+    puts [format "segments %d goodput_kbps %.6f retransmits %d timeouts %d" \
+        $segments [expr {$segments * 1000 * 8 / $duration / 1000.0}] \
+        [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
+    exit 0
+}
+$ns at $duration "finish"
+$ns run
