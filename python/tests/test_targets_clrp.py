@@ -62,21 +62,27 @@ def test_clrp_sweep_parses_and_plans(name: str) -> None:
     duration = {"clrp_fig7": 60.0, "clrp_fig8": 100.0, "clrp_fig9": 100.0}.get(name, 300.0)
     assert {t.scenario["run"]["duration"] for t in full} == {duration}
     assert {t.scenario["run"].get("warmup", 0.0) for t in full} == {0.0}
-    assert spec.axes[0].name == "scheme" and spec.axes[0].labels == clrp.SCHEMES
+    timer = name in ("clrp_fig10", "clrp_fig11", "clrp_fig12", "clrp_fig13")
+    labels = tuple(s for s in clrp.SCHEMES if timer or s != "clrp_timer")
+    assert spec.axes[0].name == "scheme" and spec.axes[0].labels == labels
     if "p" in spec.axis_names:
         assert spec.axes[1].labels == CLRP_PS
         assert tuple(spec.axes[1].indices(True)) == (2, 5, 10)  # 0.1%, 1%, 10%
     for t in full:
         scheme = t.labels["scheme"]
-        agents = [] if scheme == "reno" else [scheme]
+        agents = {
+            "reno": [],
+            "clrp_timer": [{"agent": "clrp", "local_timer": 0.05}],
+        }.get(scheme, [scheme])
         nodes = {n["name"]: n for n in t.scenario["nodes"]}
         for bs in ("bs1", "bs2") if name in ("clrp_fig12", "clrp_fig13") else ("bs",):
             assert nodes[bs]["bs"] == agents
         flow = t.scenario["flows"][0]
         tcp, sink = flow.get("tcp", {}), flow.get("sink", {})
-        assert tcp.get("eln", False) is (scheme == "snoop" and name not in FH_MH)
-        assert tcp.get("clrp", False) is (scheme == "clrp" and name not in FH_MH)
-        assert sink.get("clrp", False) is (scheme == "clrp" and name not in MH_FH)
+        snoop, clrp_ = scheme.startswith("snoop"), scheme.startswith("clrp")
+        assert tcp.get("eln", False) is (snoop and name not in FH_MH)
+        assert tcp.get("clrp", False) is (clrp_ and name not in FH_MH)
+        assert sink.get("clrp", False) is (clrp_ and name not in MH_FH)
         p = t.labels.get("p", 0.1)
         for loss in _wireless_losses(name, t.scenario):
             if name in ("clrp_fig5", "clrp_fig10", "clrp_fig12"):
@@ -129,7 +135,7 @@ def clrp_runs(
     snoop_over_reno: Callable[[float], float],
     clrp_over_snoop: Callable[[float], float],
     ps: tuple[float, ...] = CLRP_PS,
-    schemes: tuple[str, ...] = clrp.SCHEMES,
+    schemes: tuple[str, ...] = clrp.ROLES,
     delay: Callable[[str, float], float] | None = None,
     app_delay: Callable[[str, float], float] | None = None,
 ) -> pd.DataFrame:
@@ -158,7 +164,10 @@ def clrp_claims(name: str, runs: pd.DataFrame) -> list[Claim]:
 # Per figure: Snoop/Reno and CLRP/Snoop goodput ratios as functions of p that agree with
 # every claim of the paper (clrp_over_snoop 0.9 everywhere then makes them fail).
 PAPER_LIKE: dict[str, tuple[Callable[[float], float], Callable[[float], float]]] = {
-    "clrp_fig5": (lambda p: 1.0, lambda p: 1.0 if p < 0.002 else (1.05 if p <= 0.01 else 1.3)),
+    "clrp_fig5": (
+        lambda p: 1.0 if p <= 0.01 else 1.5,
+        lambda p: 1.0 if p < 0.002 else (1.05 if p <= 0.01 else 1.3),
+    ),
     "clrp_fig6": (lambda p: 1.2, lambda p: 1.05 if p <= 0.01 else 1.4),
     "clrp_fig10": (lambda p: 1.5 if p <= 0.01 else 5.0, lambda p: 1.275),
     "clrp_fig11": (lambda p: 3.0, lambda p: 1.063 if p < 0.01 else 1.413),
@@ -201,7 +210,9 @@ def test_clrp_fig5_details_set_the_paper_beside_ours(tmp_path: Path) -> None:
 
     runs = clrp_runs(lambda p: 1.15 if p >= 0.002 else 1.0, clrp_over_snoop)
     found = clrp_claims("clrp_fig5", runs)
-    assert [c.verdict for c in found] == [HOLDS, FAILS, HOLDS]
+    assert [c.verdict for c in found][:3] == [HOLDS, FAILS, HOLDS]
+    # CLRP/Reno 1.38 is just below the paper's 39% to 147%: the magnitudes do not hold.
+    assert found[3].verdict == FAILS and "CLRP/Reno p=0.02: 1.38" in found[3].detail
     assert "Snoop/Reno p=0.002: 1.15" in found[1].detail
     assert [k for k, v in found[1].numbers.items() if v["outcome"] != HOLDS] == [
         f"Snoop/Reno p={p:g}" for p in (0.002, 0.005, 0.01)
@@ -215,11 +226,11 @@ def test_clrp_fig5_details_set_the_paper_beside_ours(tmp_path: Path) -> None:
 def test_clrp_without_clrp_runs_is_not_assessed(tmp_path: Path) -> None:
     runs = clrp_runs(lambda p: 1.0, lambda p: 1.0, schemes=("reno", "snoop"))
     found = clrp.analyse(context(tmp_path, "clrp_fig5", runs))
-    assert [c.verdict for c in found.claims] == [NA, NA, NA]
-    assert "No successful runs for: clrp" in (found.intro or "")
+    assert [c.verdict for c in found.claims] == [NA, NA, NA, NA]
+    assert "No successful runs for: snoop_ns2, clrp" in (found.intro or "")
     # ... unless what was run already refutes the claim.
     runs = clrp_runs(lambda p: 1.5, lambda p: 1.0, schemes=("reno", "snoop"))
-    assert [c.verdict for c in clrp_claims("clrp_fig5", runs)] == [FAILS, FAILS, NA]
+    assert [c.verdict for c in clrp_claims("clrp_fig5", runs)] == [FAILS, FAILS, NA, NA]
 
 
 def _delay(rising: bool) -> Callable[[str, float], float]:
@@ -245,7 +256,9 @@ def test_clrp_fig7_delay(tmp_path: Path) -> None:
     runs = clrp_runs(lambda p: 1.2, lambda p: 1.1, delay=_delay(False), app_delay=_delay(True))
     found = clrp_claims("clrp_fig7", runs)
     assert [c.verdict for c in found] == [FAILS, FAILS, HOLDS, HOLDS], found
-    assert found[0].numbers["CLRP/Snoop p=0.02"]["outcome"] == FAILS
+    # The paper's "constant" says nothing of Snoop: CLRP/Snoop is shown, not judged.
+    assert not any(k.startswith("CLRP/Snoop") for k in found[0].numbers)
+    assert "Not part of the claim" in found[0].detail
     found = clrp_claims("clrp_fig7", clrp_runs(lambda p: 1, lambda p: 1))
     assert [c.verdict for c in found] == [NA, NA, NA, NA]
     assert "e2e_delay_mean_s" in found[0].detail
@@ -261,7 +274,7 @@ def _cwnd_trace(scheme: str, seed: int) -> list[float]:
 def cwnd_context(tmp_path: Path, name: str, swap: bool = False) -> Context:
     """Runs of the three schemes with their cwnd traces stored as the sweep keeps them."""
     rows, tables = [], {}
-    for scheme in clrp.SCHEMES:
+    for scheme in clrp.ROLES:
         for seed in (1, 2, 3):
             key = f"{scheme}-{seed}"
             shape = {"snoop": "clrp", "clrp": "snoop"}.get(scheme, scheme) if swap else scheme
@@ -321,7 +334,7 @@ def test_clrp_cwnd_without_traces_is_not_assessed(tmp_path: Path) -> None:
                 "goodput_kbps": 1.0,
                 "timeouts": 1,
             }
-            for s in clrp.SCHEMES
+            for s in clrp.ROLES
         ]
     )
     found = clrp.analyse(context(tmp_path, "clrp_fig9", runs))
@@ -362,7 +375,34 @@ def test_clrp_targets_end_to_end(tmp_path: Path) -> None:
     for name in ("clrp_fig12", "clrp_fig13", "clrp_fig9"):
         run_sweep(_tiny(name), tmp_path / name, jobs=1, quick=True, progress=False)
         verdicts = build_report(tmp_path / name)
-        assert len(verdicts) == len(clrp.FIGS[name].claims)
+        lead = [v for v in verdicts if "[Other reading" not in v]
+        assert len(lead) == len(clrp.FIGS[name].claims)
+        assert len(verdicts) > len(lead), "the other readings follow"
         outcomes = (HOLDS, FAILS, INCONCLUSIVE)
         assert all(any(f": {o} (" in v for o in outcomes) for v in verdicts), verdicts
         assert (tmp_path / name / "report" / "index.html").is_file()
+
+
+def test_claims_are_judged_under_each_reading(tmp_path: Path) -> None:
+    """With both Snoops and both CLRPs run, the lead reading (ns-2's Snoop, the paper's
+    CLRP) comes first with the ids of a single reading; the others follow with suffixed
+    ids, only for claims that speak of the scheme they change, each judged on its own
+    schemes' runs."""
+    base = clrp_runs(lambda p: 3.0, lambda p: 0.9)  # CLRP 10% below tcpair's Snoop
+    ns2 = base[base["scheme"] == "snoop"].assign(scheme="snoop_ns2")
+    ns2["goodput_kbps"] *= 0.5  # ns-2's Snoop: half as fast, so CLRP beats it
+    timer = base[base["scheme"] == "clrp"].assign(scheme="clrp_timer")
+    runs = pd.concat([base, ns2, timer], ignore_index=True)
+    spec = clrp.FIGS["clrp_fig11"]
+    found = clrp.claims(with_goodput(runs), spec)
+    single = clrp.claims(with_goodput(base), spec)
+    lead = [c for c in found if "@" not in c.claim_id]
+    assert [c.claim_id for c in lead] == [c.claim_id for c in single]
+    assert all(c.text.startswith("[Judged on Snoop as ns-2.35 builds it") for c in lead)
+    assert not any(c.text.startswith("[") for c in single)
+    by_id = {c.claim_id: c for c in found}
+    every = "every_p-clrp_snoop_above"
+    assert by_id[every].verdict == HOLDS, "against ns-2's Snoop"
+    assert by_id[every + "@snoop+clrp"].verdict == FAILS, "against tcpair's Snoop"
+    assert by_id[every + "@snoop_ns2+clrp_timer"].verdict == HOLDS
+    assert by_id[every + "@snoop+clrp_timer"].verdict == FAILS
