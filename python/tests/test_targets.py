@@ -51,7 +51,7 @@ def test_sweep_parses_and_plans(name: str) -> None:
 
 def test_snoop_fig3_grid() -> None:
     spec = load_sweep("snoop_fig3")
-    assert spec.count() == (2 * len(BERS), 5, 2 * len(BERS) * 5)
+    assert spec.count() == (2 * len(BERS), 30, 2 * len(BERS) * 30)
     t = spec.plan(version="v")[-1]
     wl = next(lk for lk in t.scenario["links"] if lk["name"] == "wireless")
     assert wl["forward"]["loss"] == {"model": "ber", "ber": 1e-3}
@@ -145,9 +145,11 @@ SNOOP_OK = (240, 240, 240, 238, 230, 200, 100, 30, 2)  # speedup 25x at 1e-4
 SNOOP_BAD = (240, 240, 200, 150, 240, 60, 16, 5, 1)  # degraded at 1e-6; peak 4.8x at 1e-5
 
 
-def snoop_runs(snoop: tuple[float, ...] = SNOOP_OK) -> pd.DataFrame:
+def snoop_runs(
+    snoop: tuple[float, ...] = SNOOP_OK, reno: tuple[float, ...] = RENO
+) -> pd.DataFrame:
     table = {
-        "reno": dict(zip(BERS, RENO, strict=True)),
+        "reno": dict(zip(BERS, reno, strict=True)),
         "snoop": dict(zip(BERS, snoop, strict=True)),
     }
     return rows(
@@ -160,7 +162,7 @@ def snoop_runs(snoop: tuple[float, ...] = SNOOP_OK) -> pd.DataFrame:
 def test_snoop_fig3_holds(tmp_path: Path) -> None:
     ctx = context(tmp_path, "snoop_fig3", snoop_runs())
     found = snoop_fig3.analyse(ctx)
-    assert [c.verdict for c in found.claims] == [HOLDS, HOLDS, HOLDS], found.claims
+    assert [c.verdict for c in found.claims] == [HOLDS, HOLDS, HOLDS, HOLDS], found.claims
     assert found.claims[1].detail.startswith("BER 0.0001: 25")
     for fig in found.figures:
         assert (ctx.out / fig.png).read_bytes()[:4] == b"\x89PNG"
@@ -171,9 +173,20 @@ def test_snoop_fig3_holds(tmp_path: Path) -> None:
 
 def test_snoop_fig3_fails(tmp_path: Path) -> None:
     found = snoop_fig3.analyse(context(tmp_path, "snoop_fig3", snoop_runs(SNOOP_BAD)))
-    assert [c.verdict for c in found.claims] == [FAILS, FAILS, FAILS], found.claims
+    assert [c.verdict for c in found.claims] == [FAILS, FAILS, FAILS, HOLDS], found.claims
     assert "Snoop@1e-06: 0.83" in found.claims[0].detail
     assert found.claims[0].numbers["Snoop@3e-06"]["outcome"] == FAILS
+
+
+def test_snoop_fig3_taper_fails_with_a_large_gain_at_low_ber(tmp_path: Path) -> None:
+    """A Reno already collapsing at 1e-6 (50 KB/s against Snoop's 240): the speedup
+    there, 4.8, is not below a tenth of 25, so the gain does not taper off."""
+    reno = (240, 235, 50, 40, 30, 15, 4, 2, 1)
+    found = snoop_fig3.analyse(context(tmp_path, "snoop_fig3", snoop_runs(SNOOP_OK, reno)))
+    taper = found.claims[3]
+    assert taper.claim_id == "taper_low_ber" and taper.verdict == FAILS
+    assert taper.numbers["BER 1e-06"]["outcome"] == FAILS
+    assert taper.numbers["BER 1e-07"]["outcome"] == HOLDS
 
 
 def test_snoop_fig3_without_snoop_runs_is_not_assessed(tmp_path: Path) -> None:
