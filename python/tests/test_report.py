@@ -39,8 +39,9 @@ def synthetic_runs(scale: float = 1.0) -> pd.DataFrame:
                         "goodput_kbps": g * (1 + 0.01 * rng.standard_normal() * (p > 0)),
                         "throughput_kbps": g,
                         "mean_rtt_s": RTT,
-                        "mean_timeout_rto_s": T0 if p > 0 else np.nan,
-                        "mean_rto_s": 0.4,
+                        # the RTO that expired includes backoff; T0 is the base RTO
+                        "mean_timeout_rto_s": 2 * T0 if p > 0 else np.nan,
+                        "mean_rto_s": T0,
                         "timeouts": 10 * p,
                         "fast_retransmits": 100 * p,
                         "window_cuts": 100 * p,
@@ -86,15 +87,43 @@ def test_pftk_verdict_fails_when_far_off(tmp_path: Path) -> None:
     assert pftk.verdict == FAILS
 
 
-def test_points_use_t0_fallback() -> None:
+def test_points_use_the_base_rto_as_t0_and_cap_pftk() -> None:
+    """PFTK's T0 is the base RTO, not the RTO that expired (its (1 + 32p^2) term is the
+    backoff); the curve is capped at the bottleneck's rate."""
     runs = synthetic_runs()
-    runs.loc[runs["p"] == 0.01, "mean_timeout_rto_s"] = np.nan
+    runs.loc[runs["p"] == 0.01, "mean_rto_s"] = 0.4
     pts = baseline.points(runs)
     row = pts[(pts["variant"] == "reno") & (pts["p"] == 0.01)].iloc[0]
     assert row["t0_s_mean"] == pytest.approx(0.4)
     assert row["pftk_kbps"] == pytest.approx(pftk_kbps(0.01, RTT, 0.4, 1000, wmax=30))
     assert row["goodput_kbps_n"] == 3
     assert row["goodput_kbps_ci95"] > 0
+    uncapped = float(pftk_kbps(0.01, RTT, 0.4, 1000, wmax=30))
+    capped = baseline.points(runs, capacity_kbps=uncapped / 2)
+    row = capped[(capped["variant"] == "reno") & (capped["p"] == 0.01)].iloc[0]
+    assert row["pftk_kbps"] == pytest.approx(uncapped / 2)
+
+
+def test_baseline_bursty_reads_the_stationary_loss_and_judges_the_order(
+    tmp_path: Path,
+) -> None:
+    runs = synthetic_runs()
+    runs = runs[runs["p"] > 0].copy()
+    runs["p_gb"] = runs["p"]  # the sweep's axis; p is derived from it
+    runs = runs.drop(columns="p")
+    runs["status"], runs["flow"] = "ok", "tcp1"
+    runs["point"] = runs.groupby(["variant", "p_gb"], sort=False).ngroup()
+    spec = load_sweep("baseline_bursty")
+    result = SweepResult(spec, tmp_path, [], False)
+    result._runs = runs
+    (tmp_path / "out").mkdir()
+    found = baseline.analyse(Context(result, tmp_path / "out"))
+    (order,) = found.claims
+    assert order.claim_id == "ordering_bursty" and order.verdict == HOLDS
+    p_bg = 0.25  # the sweep's p_bad_to_good
+    assert "p=0.0385" in order.detail or any(
+        f"p={0.01 / (0.01 + p_bg):.3g}" in k for k in order.numbers
+    )
 
 
 def test_index_marks_missing_target(tmp_path: Path) -> None:
