@@ -109,8 +109,9 @@ def plot_ratios(rel: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
 
     fig = MplFigure(figsize=(7.5, 4.2), layout="constrained")
     ax = fig.add_subplot()
+    # CLRP against a Snoop takes that Snoop's colour; every other pair its numerator's.
     colors = {
-        f"{LABELS[a]} / {LABELS[b]}": COLORS[b if a.startswith("clrp") else a]
+        f"{LABELS[a]} / {LABELS[b]}": COLORS[b if a == "clrp" and b != "reno" else a]
         for a, b in RATIO_PAIRS
     }
     for pair, d in rel.groupby("pair", sort=False):
