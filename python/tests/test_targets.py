@@ -284,3 +284,22 @@ def test_syndrome_without_snoop_is_not_assessed(tmp_path: Path) -> None:
 def test_figspec_by_axes() -> None:
     assert syndrome.figspec("copy", ["scheme", "dup"]).x_axis == "dup"
     assert syndrome.figspec("syndrome_fig10", ["scheme", "p"]).claims[-1] == "gain"
+
+
+def test_syndrome_fig10_mh_reverses_the_flows_and_the_losses() -> None:
+    """Fig. 10's MH -> FH direction: the flows leave the MH, the losses sit on MH -> HA and
+    n8 -> S1 (p/50), the ACK directions are lossless, and every Snoop's sender uses ELN."""
+    spec = load_sweep("syndrome_fig10_mh")
+    assert syndrome.figspec(spec.name, spec.axis_names).claims == ("rtt_bias", "close", "gain")
+    for t in spec.plan(version="v"):
+        flows = {f["name"]: f for f in t.scenario["flows"]}
+        assert (flows["s1"]["src"], flows["s1"]["dst"]) == ("mh", "s1")
+        assert (flows["s2"]["src"], flows["s2"]["dst"]) == ("mh", "s2")
+        links = {lk["name"]: lk for lk in t.scenario["links"]}
+        assert links["wireless"]["reverse"]["loss"]["p"] == pytest.approx(t.labels["p"])
+        assert links["s1-n8"]["reverse"]["loss"]["p"] == pytest.approx(t.labels["p"] / 50)
+        assert links["wireless"]["forward"]["loss"]["p"] == 0.0
+        assert links["s1-n8"]["forward"]["loss"]["p"] == 0.0
+        scheme = t.labels["scheme"]
+        assert flows["s1"]["tcp"]["eln"] is (scheme != "reno")
+        assert flows["s1"]["sink"]["syndrome"] is (scheme == "syndrome")

@@ -58,6 +58,7 @@ class FigSpec:
 
 FIGS: dict[str, FigSpec] = {
     "syndrome_fig10": FigSpec("10", "p", ("rtt_bias", "close", "gain")),
+    "syndrome_fig10_mh": FigSpec("10", "p", ("rtt_bias", "close", "gain")),
     "syndrome_fig11": FigSpec("11", "p", ("rtt_bias", "close")),
     "syndrome_fig12": FigSpec("12", "dup", ("dup_onset", "dup_worst")),
     "syndrome_fig13": FigSpec("13", "p", ("rtt_bias", "close")),
@@ -236,6 +237,11 @@ def analyse(ctx: Context) -> Analysis:
         "Snoop of the paper's §2.2. Each claim's detail also gives the verdict of the same "
         "rule against the other Snoops."
     )
+    if ctx.spec.name.endswith("_mh"):
+        intro += (
+            " This target reverses the flows (MH -> S1, MH -> S2; loss on MH -> HA and "
+            "n8 -> S1): the direction the paper reports only as behaving alike."
+        )
     if missing:
         intro += f" No successful runs for: {', '.join(missing)}."
     return Analysis(

@@ -118,8 +118,8 @@ def _short(detail: str, n: int = 160) -> str:
 
 def claim_rtt_bias(runs: pd.DataFrame, x_axis: str) -> Claim:
     text = (
-        "TCP favours the short-RTT connection: mean goodput S1 -> MH > S2 -> MH for every "
-        "scheme and loss rate"
+        "TCP favours the short-RTT connection: mean goodput of S1 <-> MH > S2 <-> MH for "
+        "every scheme and loss rate"
     )
     rule = "paired ratio S1/S2 (same runs): 95% CI above 1 for every scheme and point"
     r = paired_ratios(runs, "flow", "s1", "s2", ["scheme", x_axis])
