@@ -106,7 +106,7 @@ def loss() -> st.SearchStrategy[dict[str, Any]]:
 def scenarios(draw: st.DrawFn) -> dict[str, Any]:
     n = draw(st.integers(2, 4))
     nodes: list[dict[str, Any]] = [{"name": f"n{i}"} for i in range(n)]
-    agent = draw(st.sampled_from([None, "snoop", "eln_snoop", "syndrome", "clrp"]))
+    agent = draw(st.sampled_from([None, "snoop", "snoop_ns2", "eln_snoop", "syndrome", "clrp"]))
     if agent:
         nodes[n - 2].update(kind="router", bs=[agent])
     links = []

@@ -44,9 +44,8 @@ def test_sweep_parses_and_plans(name: str) -> None:
         bs_node = nodes["bs" if name == "snoop_fig3" else "ha"]
         assert bs_node["bs"] == ([] if scheme == "reno" else [scheme])
         for f in t.scenario["flows"]:
-            on = scheme == "syndrome"
-            assert f.get("tcp", {}).get("eln", False) is on
-            assert f.get("sink", {}).get("syndrome", False) is on
+            assert f.get("tcp", {}).get("eln", False) is (scheme in ("syndrome", "eln_snoop"))
+            assert f.get("sink", {}).get("syndrome", False) is (scheme == "syndrome")
 
 
 def test_snoop_fig3_grid() -> None:
@@ -67,8 +66,10 @@ def test_syndrome_wired_loss_is_p_over_50(name: str) -> None:
             assert wl["p"] == pytest.approx(t.labels["p"])
             assert wd["p"] == pytest.approx(t.labels["p"] / 50)
         else:
-            assert wl["model"] == wd["model"] == "markov2_time"
-            assert (wl["mean_good"], wl["mean_bad"]) == (0.075, 0.00375)
+            # Fig. 13: the paper's transition probabilities, per packet.
+            assert wl["model"] == wd["model"] == "markov2"
+            assert wl["p_good_to_bad"] == wl["p_bad_to_good"] == 0.05
+            assert wd["p_good_to_bad"] == wd["p_bad_to_good"] == 0.05
             assert wl["loss_bad"] == pytest.approx(t.labels["p"])
             assert wd["loss_bad"] == pytest.approx(t.labels["p"] / 50)
             assert wd["loss_good"] == pytest.approx(wl["loss_good"] / 50) == 4e-6
@@ -224,7 +225,30 @@ def test_syndrome_fig10_holds_then_fails(tmp_path: Path) -> None:
         syn_over_snoop=lambda x, f: 1.15 if x == 0.1 else 1.0, reno_factor=1 / 1.1, s2_factor=1.1
     )
     found = syndrome.analyse(context(tmp_path / "b", "syndrome_fig10", bad))
-    assert [c.verdict for c in found.claims] == [FAILS, FAILS, FAILS], found.claims
+    # "close over a wide range of p": p = 0.001..0.01 is a decade within 10%.
+    assert [c.verdict for c in found.claims] == [FAILS, HOLDS, FAILS], found.claims
+    # Outside the band at every other p: no decade holds.
+    off = syndrome_runs(syn_over_snoop=lambda x, f: 1.15 if PS.index(x) % 2 else 1.0)
+    found = syndrome.analyse(context(tmp_path / "c", "syndrome_fig10", off))
+    assert by_text(found.claims, "comparable to Snoop").verdict == FAILS
+    # A gain of 120% is outside the paper's 30-80%.
+    big = syndrome_runs(reno_factor=1 / 2.2)
+    found = syndrome.analyse(context(tmp_path / "d", "syndrome_fig10", big))
+    assert by_text(found.claims, "more goodput than Reno").verdict == FAILS
+
+
+def test_syndrome_claims_are_judged_against_ns2_snoop(tmp_path: Path) -> None:
+    """With both Snoops in the runs, ns-2's is the comparator; tcpair's is shown beside."""
+    base = syndrome_runs(schemes=("reno", "snoop", "syndrome"))
+    ns2 = base[base["scheme"] == "snoop"].assign(scheme="snoop_ns2")
+    ns2["goodput_kbps"] *= 1.02  # Syndrome is 1.02 x tcpair's Snoop: exactly ns-2's
+    tcp = base.copy()
+    tcp.loc[tcp["scheme"] == "snoop", "goodput_kbps"] *= 1.5  # tcpair's Snoop far ahead
+    found = syndrome.analyse(context(tmp_path, "syndrome_fig10", pd.concat([tcp, ns2])))
+    close = by_text(found.claims, "comparable to Snoop")
+    assert close.verdict == HOLDS and "ns-2's Snoop, the comparator" in close.text
+    assert "Against SNOOP (tcpair): does not hold" in close.detail
+    assert {f.png.split("/")[-1] for f in found.figures} >= {"syndrome_fig10_vs_snoop.png"}
 
 
 @pytest.mark.parametrize("name", ["syndrome_fig11", "syndrome_fig13"])
@@ -248,18 +272,19 @@ def test_syndrome_fig12_holds_then_fails(tmp_path: Path) -> None:
     assert [c.verdict for c in found.claims] == [HOLDS, HOLDS], found.claims
     for fig in found.figures:
         assert (tmp_path / "a" / "out" / fig.png).is_file()
-    # A gap at 0.05 for S2 (before its onset 0.1) and a 30% worst case.
-    runs = syndrome_runs(DUPS, "dup", ("snoop", "syndrome"), lambda x, f: 1.3 if x >= 0.05 else 1)
+    # A gap at 0.05 for S2 (before its onset 0.1) and a 40% worst case.
+    runs = syndrome_runs(DUPS, "dup", ("snoop", "syndrome"), lambda x, f: 1.4 if x >= 0.05 else 1)
     found = syndrome.analyse(context(tmp_path / "b", "syndrome_fig12", runs))
     onset = by_text(found.claims, "only once")
-    assert onset.verdict == FAILS and "s2 dup=0.05: 1.3" in onset.detail
+    assert onset.verdict == FAILS and "s2 dup=0.05: 1.4" in onset.detail
     assert onset.numbers["s2 dup=0.05"]["outcome"] == FAILS
     assert by_text(found.claims, "more aggressive").verdict == FAILS
     # No gap anywhere: the "appears above the onset" half fails.
     runs = syndrome_runs(DUPS, "dup", ("snoop", "syndrome"))
     found = syndrome.analyse(context(tmp_path / "c", "syndrome_fig12", runs))
     assert by_text(found.claims, "only once").verdict == FAILS
-    assert by_text(found.claims, "more aggressive").verdict == HOLDS
+    # "about 20%" is two-sided: a worst case of 2% is not about 20%.
+    assert by_text(found.claims, "more aggressive").verdict == FAILS
 
 
 def test_syndrome_without_snoop_is_not_assessed(tmp_path: Path) -> None:
@@ -272,3 +297,22 @@ def test_syndrome_without_snoop_is_not_assessed(tmp_path: Path) -> None:
 def test_figspec_by_axes() -> None:
     assert syndrome.figspec("copy", ["scheme", "dup"]).x_axis == "dup"
     assert syndrome.figspec("syndrome_fig10", ["scheme", "p"]).claims[-1] == "gain"
+
+
+def test_syndrome_fig10_mh_reverses_the_flows_and_the_losses() -> None:
+    """Fig. 10's MH -> FH direction: the flows leave the MH, the losses sit on MH -> HA and
+    n8 -> S1 (p/50), the ACK directions are lossless, and every Snoop's sender uses ELN."""
+    spec = load_sweep("syndrome_fig10_mh")
+    assert syndrome.figspec(spec.name, spec.axis_names).claims == ("rtt_bias", "close", "gain")
+    for t in spec.plan(version="v"):
+        flows = {f["name"]: f for f in t.scenario["flows"]}
+        assert (flows["s1"]["src"], flows["s1"]["dst"]) == ("mh", "s1")
+        assert (flows["s2"]["src"], flows["s2"]["dst"]) == ("mh", "s2")
+        links = {lk["name"]: lk for lk in t.scenario["links"]}
+        assert links["wireless"]["reverse"]["loss"]["p"] == pytest.approx(t.labels["p"])
+        assert links["s1-n8"]["reverse"]["loss"]["p"] == pytest.approx(t.labels["p"] / 50)
+        assert links["wireless"]["forward"]["loss"]["p"] == 0.0
+        assert links["s1-n8"]["forward"]["loss"]["p"] == 0.0
+        scheme = t.labels["scheme"]
+        assert flows["s1"]["tcp"]["eln"] is (scheme != "reno")
+        assert flows["s1"]["sink"]["syndrome"] is (scheme == "syndrome")

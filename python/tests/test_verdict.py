@@ -169,7 +169,7 @@ def test_a_claim_whose_interval_straddles_its_band_edge_is_inconclusive() -> Non
     inside the interval, so "comparable" is neither held nor refuted."""
     runs = _runs({"snoop": [100.0, 100.0, 100.0], "syndrome": [107.0, 110.5, 113.0]}, p=0.1)
     runs["flow"] = "s1"
-    claim = syndrome.claim_close(runs, "p", "10")
+    claim = syndrome.claim_close(runs, "p", "11")
     assert claim.verdict == INCONCLUSIVE, claim.detail
     part = claim.numbers["s1 p=0.1"]
     assert part["low"] < 1.1 < part["high"] and part["outcome"] == INCONCLUSIVE
@@ -177,7 +177,7 @@ def test_a_claim_whose_interval_straddles_its_band_edge_is_inconclusive() -> Non
     assert claim.seeds == 3 and claim.cause == ""  # a cause only for "does not hold"
     # The same mean with no spread is decided.
     runs.loc[runs["scheme"] == "syndrome", "goodput_KBps"] = 111.0
-    assert syndrome.claim_close(runs, "p", "10").verdict == FAILS
+    assert syndrome.claim_close(runs, "p", "11").verdict == FAILS
 
 
 def test_speedup_interval_containing_the_paper_number_is_not_a_failure() -> None:

@@ -82,13 +82,13 @@ fn mh_to_fh_eln_schemes_avoid_window_cuts() {
         v["flows"][0]["dst"] = json!("fh");
         v["run"]["duration"] = json!(100.0);
         apply(&mut v, scheme, 1);
-        if scheme == "snoop" {
+        if scheme == "snoop" || scheme == "snoop_ns2" {
             v["flows"][0]["tcp"] = json!({"eln": true});
         }
         run(&v).flows[0].clone()
     };
     let reno = mk("reno");
-    for scheme in ["snoop", "eln_snoop", "syndrome"] {
+    for scheme in ["snoop", "snoop_ns2", "eln_snoop", "syndrome"] {
         let f = mk(scheme);
         assert!(f.counter("eln_retransmits") > 0, "{scheme}");
         assert!(

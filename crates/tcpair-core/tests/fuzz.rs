@@ -149,6 +149,7 @@ fn scenario() -> impl Strategy<Value = Value> {
                 prop_oneof![20 => (0u64..1000).prop_map(|s| json!(s)), 1 => edge()],
                 prop::option::of(prop::sample::select(vec![
                     "snoop",
+                    "snoop_ns2",
                     "eln_snoop",
                     "syndrome",
                     "clrp",

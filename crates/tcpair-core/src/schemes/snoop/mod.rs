@@ -11,7 +11,8 @@
 //!   the FH's DUPACKs); [`params`]: Snoop's parameters and their defaults.
 //! - [`ns2`] (`snoop_ns2`): Snoop as ns-2.35's `tcp/snoop.cc` builds it, the
 //!   comparator Chen et al. 2002 and the CLRP paper ran (first DUPACK passed
-//!   on, 100 ms timer floor, no backoff, no Karn); [`ns2_params`].
+//!   on, 100 ms timer floor, no backoff, no Karn), its per-connection state
+//!   in `ns2_conn`; [`ns2_params`].
 //! - Sender part: none of its own; an ELN-aware sender is the `eln`
 //!   detector (`tcp::detect::eln`) with the restoring responder.
 //! - Receiver part: the plain sink.
@@ -28,5 +29,6 @@ pub mod eln_snoop;
 pub mod eln_track;
 mod handover;
 pub mod ns2;
+mod ns2_conn;
 pub mod ns2_params;
 pub mod params;

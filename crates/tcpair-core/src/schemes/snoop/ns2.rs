@@ -33,9 +33,8 @@
 //!   waits for if it is cached.
 //! - MH -> FH: the same ELN tracking as `snoop` (`eln_track`).
 
-use std::collections::VecDeque;
-
 use super::eln_track::MhElnTracker;
+use super::ns2_conn::{held, insert, Cached, Conn, Insert};
 use super::ns2_params::{parse, Ns2Params};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Deadlines, Meters, Verdict};
 use crate::engine::Time;
@@ -54,90 +53,6 @@ const RTX_THRESH: u32 = 1;
 
 fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, ConfigError> {
     Ok(Box::new(SnoopNs2::new(node, parse(v)?)))
-}
-
-/// One cached packet (snoop.cc's `hdr_snoop`).
-#[derive(Debug, Clone, Copy)]
-struct Cached {
-    pkt: Packet,
-    /// `sndTime_`: last sent toward the MH (by the FH or locally).
-    snd_time: Time,
-    /// `numRxmit_`: local retransmissions since the sender last sent it.
-    num_rxmit: u32,
-    /// `senderRxmit_`: its DUPACKs are left to the sender.
-    sender_rxmit: bool,
-}
-
-/// Per-connection state (one ns-2 `Snoop` object).
-#[derive(Debug, Clone)]
-struct Conn {
-    /// `pkts_[buftail_..bufhead_]`, sorted by seq.
-    cache: VecDeque<Cached>,
-    alive: bool,
-    /// `lastSeen_`, `lastAck_` (ns-2 numbering: -1 = none).
-    last_seen: i64,
-    last_ack: i64,
-    /// `expNextAck_`, as an offset from the cache's head (it is always
-    /// `buftail_` or `next(buftail_)`).
-    exp_next: usize,
-    /// `expDupacks_`.
-    exp_dupacks: i64,
-    /// `srtt_`, `rttvar_`, seconds.
-    srtt: f64,
-    rttvar: f64,
-    timer: Option<Time>,
-    c: Counters,
-}
-
-impl Conn {
-    fn new(p: &Ns2Params) -> Self {
-        Self {
-            cache: VecDeque::new(),
-            alive: false,
-            last_seen: -1,
-            last_ack: -1,
-            exp_next: 0,
-            exp_dupacks: 0,
-            srtt: p.srtt,
-            rttvar: p.rttvar,
-            timer: None,
-            c: Counters::default(),
-        }
-    }
-
-    /// `timeout()`: max(srtt + 4 rttvar, snoopTick_), in nanoseconds.
-    fn timeout(&self, p: &Ns2Params) -> Time {
-        let t = (self.srtt + 4.0 * self.rttvar).max(p.snoop_tick);
-        (t * 1e9).round() as Time
-    }
-
-    /// `snoop_rtt()`: the old estimate weighs `g`, the sample 1 - g; the
-    /// deviation is taken from the *updated* srtt.
-    fn rtt_sample(&mut self, rtt: f64, g: f64) {
-        if rtt > 0.0 {
-            self.srtt = g * self.srtt + (1.0 - g) * rtt;
-            let delta = (rtt - self.srtt).abs();
-            self.rttvar = if self.rttvar != 0.0 {
-                g * delta + (1.0 - g) * self.rttvar
-            } else {
-                delta
-            };
-            self.c.rtt_samples += 1;
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Counters {
-    local_retransmits: u64,
-    local_timeouts: u64,
-    dupacks_suppressed: u64,
-    dupacks_forwarded: u64,
-    cache_full: u64,
-    sender_retransmits: u64,
-    rtt_samples: u64,
-    resets: u64,
-    not_cached: u64,
 }
 
 /// What the last data packet changed, undone if the output queue drops it.
@@ -436,59 +351,6 @@ impl SnoopNs2 {
             }
         }
     }
-}
-
-/// What `snoop_insert()` did with a data packet.
-enum Insert {
-    /// At or below the last ACK: not cached.
-    Acked,
-    /// Cached at index `at`; `tail`: out of order (snoop.cc's SNOOP_TAIL).
-    New { at: usize, tail: bool },
-    /// Already cached at `at` (a sender retransmission): was `before`.
-    Again { at: usize, before: Cached },
-}
-
-/// `snoop_insert()`: place `pkt` in the cache.
-fn insert(conn: &mut Conn, pkt: &Packet, now: Time) -> Insert {
-    let seq = i64::from(pkt.seq);
-    if seq <= conn.last_ack {
-        return Insert::Acked;
-    }
-    let at = match conn.cache.binary_search_by_key(&pkt.seq, |e| e.pkt.seq) {
-        Ok(k) => {
-            let before = conn.cache[k];
-            let e = &mut conn.cache[k];
-            e.num_rxmit = 0;
-            e.sender_rxmit = true;
-            e.snd_time = now;
-            return Insert::Again { at: k, before };
-        }
-        Err(k) => k,
-    };
-    let e = Cached {
-        pkt: *pkt,
-        snd_time: now,
-        num_rxmit: 0,
-        sender_rxmit: false,
-    };
-    conn.cache.insert(at, e);
-    if seq < conn.last_seen {
-        // A sender retransmission or a reordered packet: if it heads the
-        // cache, its DUPACKs are the sender's.
-        if at == 0 {
-            conn.cache[0].sender_rxmit = true;
-        }
-        conn.exp_next = 0;
-        return Insert::New { at, tail: true };
-    }
-    conn.last_seen = seq;
-    Insert::New { at, tail: false }
-}
-
-/// Packets and bytes a connection's cache holds.
-fn held(c: &Conn) -> (i64, i64) {
-    let bytes: i64 = c.cache.iter().map(|e| i64::from(e.pkt.size)).sum();
-    (c.cache.len() as i64, bytes)
 }
 
 impl BsAgent for SnoopNs2 {
