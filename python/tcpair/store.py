@@ -5,20 +5,24 @@ Layout::
     DIR/
       sweep.json            the sweep definition last run here (self-contained)
       runs.parquet          compacted table: one row per run and flow
-      runs/<key>.parquet    runs finished since the last compaction
-      tables/<name>/<key>.parquet   per-packet tables the sweep keeps
+      runs/g<seq>.parquet   groups of runs finished since the last compaction
+      tables/<name>/g<seq>.parquet  per-packet tables the sweep keeps (run_key column)
       manifest.jsonl        size and SHA-256 of each committed file (manifest.py)
       quarantine/           files that failed their checksum, set aside
       .lock                 held while a sweep writes here
 
-Each finished run is written to a temporary file in ``runs/`` and renamed into
-place (``os.replace`` is atomic on POSIX), so a run file is either complete or
-absent, whatever kills the process. A run is stored once its run file exists;
-kept tables are written first, so a stored run always has them. Compaction
-folds the run files into ``runs.parquet`` (written the same way) and only then
-deletes them; a crash in between leaves duplicates, which loading removes by
-key. ``runs.parquet`` is plain Parquet: pandas, pyarrow, polars and DuckDB
-read it directly.
+Finished runs are committed in groups (many runs per file, one write and one
+fsync per file): each group's file is written to a temporary file in ``runs/``
+and renamed into place (``os.replace`` is atomic on POSIX), so a group is
+either complete or absent, whatever kills the process. A run is stored once
+the file of its group exists; kept tables are written first, so a stored run
+always has them. Group files are numbered in the order they were written; when
+a run is stored twice (a failed run retried), the newest file's rows win.
+Compaction folds the run files into ``runs.parquet`` (written the same way)
+and only then deletes them; a crash in between leaves duplicates, which
+loading removes by key. ``runs.parquet`` is plain Parquet: pandas, pyarrow,
+polars and DuckDB read it directly. Run files of older versions, one per run
+and named by its key, are read alike (they sort before every group).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tcpair._errors import ScenarioError, StoreLocked
@@ -52,6 +57,7 @@ TABLES = "tables"
 SWEEP = "sweep.json"
 LOCK = ".lock"
 TMP_PREFIX = ".tmp-"
+GROUP_PREFIX = "g"  # a group's file name: g + 12 digits (sorts after hex run keys)
 
 
 # Descriptors of the store locks this process holds. A forked pool worker
@@ -138,9 +144,14 @@ def write_json(path: Path, data: Any, commit: Any = None) -> None:
     _fsync_write(path, w, commit)
 
 
-def _read_parquet(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
-    """Read a stored Parquet file; a damaged one raises :class:`Damaged`."""
+def _read_parquet(
+    path: Path, columns: Sequence[str] | None = None, drop: Sequence[str] = ()
+) -> pa.Table:
+    """Read a stored Parquet file (``columns`` of it, or all but ``drop``); a
+    damaged one raises :class:`Damaged`."""
     try:
+        if drop and columns is None:
+            columns = [n for n in pq.read_schema(path).names if n not in drop]
         return pq.read_table(path, columns=columns)
     except FileNotFoundError:
         raise
@@ -164,6 +175,8 @@ class Store:
         self.manifest = Manifest(self.root)
         # Run tables this object wrote, so compaction need not read them back.
         self._written: dict[str, pa.Table] = {}
+        # The last group number used (read from the store on the first write).
+        self._seq: int | None = None
         # True while this object holds the lock: then damaged files are
         # quarantined; a reader without the lock only skips them.
         self._writing = False
@@ -209,6 +222,7 @@ class Store:
             _HELD_LOCKS.add(fh.fileno())
             self._remove_temporaries()
             self._adopt_unlisted()
+            self._seq = None
             self._writing = True
             yield self
         finally:
@@ -273,13 +287,34 @@ class Store:
                         p.unlink()
 
     def put(self, key: str, rows: pa.Table, tables: Mapping[str, pa.Table]) -> None:
-        """Store one finished run (its kept tables first, the run file last)."""
-        for name, table in tables.items():
-            d = self.table_dir(name)
+        """Store one finished run: a group of one (:meth:`put_group`)."""
+        self.put_group(rows, {name: _keyed(t, key) for name, t in tables.items()})
+
+    def put_group(self, rows: pa.Table, tables: Mapping[str, pa.Table]) -> str:
+        """Store a group of finished runs; returns the group's file name (``g<seq>``).
+
+        ``rows`` holds every run's rows (a ``run_key`` column), each kept table
+        the rows of every run that has it (a ``run_key`` column too). The kept
+        tables are written first, the run file last: one write, one fsync and
+        one manifest line per file, whatever the number of runs."""
+        name = self._next_group()
+        for table_name, table in tables.items():
+            d = self.table_dir(table_name)
             d.mkdir(parents=True, exist_ok=True)
-            self._write_table(d / f"{key}.parquet", table)
-        self._write_table(self.runs_dir / f"{key}.parquet", rows)
-        self._written[key] = rows
+            self._write_table(d / f"{name}.parquet", table)
+        self._write_table(self.runs_dir / f"{name}.parquet", rows)
+        self._written[name] = rows
+        return name
+
+    def _next_group(self) -> str:
+        """The next group's name: one past the highest group file (runs or kept
+        tables) in the store, so files sort in the order they were written."""
+        if self._seq is None:
+            names = [p.stem for p in self._run_files()]
+            names += [p.stem for p in self.root.glob(f"{TABLES}/*/{GROUP_PREFIX}*.parquet")]
+            self._seq = max((n for n in map(_group_seq, names) if n is not None), default=0)
+        self._seq += 1
+        return f"{GROUP_PREFIX}{self._seq:012d}"
 
     def save_sweep(self, definition: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -300,6 +335,7 @@ class Store:
             with contextlib.suppress(OSError):
                 f.unlink()
         self._written.clear()
+        self._seq = None
         present = {f.relative_to(self.root).as_posix() for f in self.committed_files()}
         entries = self.manifest.entries()
         self.manifest.rewrite({k: v for k, v in entries.items() if k in present})
@@ -323,7 +359,7 @@ class Store:
 
     def _trusted(self, files: Sequence[Path]) -> list[Path]:
         """``files`` less those failing their checksum (set aside)."""
-        mine = {self.runs_dir / f"{k}.parquet" for k in self._written}
+        mine = {self.runs_dir / f"{name}.parquet" for name in self._written}
         problems = self.manifest.check([f for f in files if f not in mine])
         if problems:
             self._set_aside(problems)
@@ -331,18 +367,21 @@ class Store:
         return [f for f in files if f not in bad]
 
     def _read_all(
-        self, files: Sequence[Path], columns: Sequence[str] | None = None
+        self, files: Sequence[Path], columns: Sequence[str] | None = None, drop: Sequence[str] = ()
     ) -> list[pa.Table]:
-        """Each trusted file's table; unreadable files are set aside too."""
+        """Each trusted file's table (``columns`` of it, or all but ``drop``);
+        unreadable files are set aside too."""
         parts = []
         for f in self._trusted(files):
-            if columns is None and f.stem in self._written and f.parent == self.runs_dir:
-                parts.append(self._written[f.stem])
-                continue
+            cached = self._written.get(f.stem) if f.parent == self.runs_dir else None
             try:
-                parts.append(_read_parquet(f, columns))
+                table = _read_parquet(f, columns, drop) if cached is None else cached
             except Damaged as exc:
                 self._set_aside([exc.problem])
+                continue
+            if cached is not None and columns is not None:
+                table = table.select([c for c in columns if c in table.column_names])
+            parts.append(table.drop_columns([c for c in drop if c in table.column_names]))
         return parts
 
     def _snapshot(self, read: Any) -> Any:
@@ -359,27 +398,17 @@ class Store:
         compact = [self.compact_path] if self.compact_path.is_file() else []
         return compact + list(self._run_files() if files is None else files)
 
-    def _load_arrow(self, files: Sequence[Path] | None = None) -> pa.Table:
+    def _load_arrow(
+        self, files: Sequence[Path] | None = None, drop: Sequence[str] = ()
+    ) -> pa.Table:
         """The compacted table plus ``files``, one copy of each run (the newest)."""
-        parts = self._read_all(self._sources(files))
-        table = _concat(parts)
-        if "run_key" not in table.column_names or len(parts) < 2:
-            return table
-        # A run file is newer than a compacted copy of the same run: keep every
-        # row (flow) of the last part holding each key.
-        origin = np.concatenate([np.full(p.num_rows, i) for i, p in enumerate(parts)])
-        keys = pd.Series(table.column("run_key").to_numpy(zero_copy_only=False))
-        newest = pd.Series(origin).groupby(keys.to_numpy()).transform("max").to_numpy()
-        if (newest == origin).all():
-            return table
-        return table.filter(pa.array(newest == origin))
+        return _newest(self._read_all(self._sources(files), drop=drop))
 
     def load(self, *, with_scenario: bool = False) -> pd.DataFrame:
-        """Every stored run, one row per run and flow (failed runs: one row, no flow)."""
-        table = self._snapshot(self._load_arrow)
-        if not with_scenario and "scenario" in table.column_names:
-            table = table.drop_columns(["scenario"])
-        return table.to_pandas()
+        """Every stored run, one row per run and flow (failed runs: one row, no flow).
+        The ``scenario`` column (a long text per run) is read only when asked for."""
+        drop = () if with_scenario else ("scenario",)
+        return self._snapshot(lambda: self._load_arrow(drop=drop)).to_pandas()
 
     def status(self) -> dict[str, str]:
         """``run_key -> status`` of every stored run (reads two columns only)."""
@@ -397,21 +426,16 @@ class Store:
         d = self.table_dir(name)
         if not d.is_dir():
             return pd.DataFrame()
-        wanted = set(keys) if keys is not None else None
-        frames = []
-        files = [
-            p
-            for p in sorted(d.glob("*.parquet"))
-            if not p.name.startswith(TMP_PREFIX) and (wanted is None or p.stem in wanted)
+        files = [p for p in sorted(d.glob("*.parquet")) if not p.name.startswith(TMP_PREFIX)]
+        parts = [
+            table if "run_key" in table.column_names else _keyed(table, p.stem)
+            for p, table in zip(files, self._read_each(files), strict=True)
+            if table is not None
         ]
-        for p, table in zip(files, self._read_each(files), strict=True):
-            if table is None:
-                continue
-            frame = table.to_pandas()
-            frame.insert(0, "run_key", p.stem)
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
+        table = _newest(parts)
+        if keys is not None and table.num_rows:
+            table = table.filter(pc.is_in(table.column("run_key"), pa.array(list(keys))))
+        return table.to_pandas() if table.num_columns else pd.DataFrame()
 
     def _read_each(self, files: Sequence[Path]) -> list[pa.Table | None]:
         """Each file's table, None for one that is damaged (set aside)."""
@@ -424,6 +448,34 @@ class Store:
                 self._set_aside([exc.problem])
                 out.append(None)
         return out
+
+
+def _keyed(table: pa.Table, key: str) -> pa.Table:
+    """``table`` with a first column ``run_key`` holding ``key``."""
+    return table.add_column(0, "run_key", pa.array([key] * table.num_rows, pa.string()))
+
+
+def _group_seq(stem: str) -> int | None:
+    """The number of a group file's name (``g000000000042`` -> 42), else None."""
+    digits = stem[len(GROUP_PREFIX) :]
+    if stem.startswith(GROUP_PREFIX) and len(digits) == 12 and digits.isdigit():
+        return int(digits)
+    return None
+
+
+def _newest(parts: Sequence[pa.Table]) -> pa.Table:
+    """``parts`` concatenated, keeping for each ``run_key`` only the rows of the
+    last part that holds it (parts come oldest first: a run stored again, a
+    failed run retried, or run files left beside their compacted copy)."""
+    table = _concat(parts)
+    if "run_key" not in table.column_names or len(parts) < 2:
+        return table
+    origin = np.repeat(np.arange(len(parts)), [p.num_rows for p in parts])
+    codes, _ = pd.factorize(table.column("run_key").to_numpy(zero_copy_only=False))
+    last = np.full(codes.max(initial=-1) + 1, -1)
+    np.maximum.at(last, codes, origin)
+    keep = last[codes] == origin
+    return table if keep.all() else table.filter(pa.array(keep))
 
 
 def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.DataFrame:
