@@ -6,6 +6,7 @@ Layout::
       sweep.json            the sweep definition last run here (self-contained)
       runs.parquet          compacted table: one row per run and flow
       runs/g<seq>.parquet   groups of runs finished since the last compaction
+      runs/g<last>-<first>.parquet  segments: 64 groups folded into one as a sweep goes
       tables/<name>/g<seq>.parquet  per-packet tables the sweep keeps (run_key column)
       manifest.jsonl        size and SHA-256 of each committed file (manifest.py)
       quarantine/           files that failed their checksum, set aside
@@ -58,6 +59,7 @@ SWEEP = "sweep.json"
 LOCK = ".lock"
 TMP_PREFIX = ".tmp-"
 GROUP_PREFIX = "g"  # a group's file name: g + 12 digits (sorts after hex run keys)
+SEGMENT_GROUPS = 64  # group files folded into one segment file as a sweep goes
 
 
 # Descriptors of the store locks this process holds. A forked pool worker
@@ -150,9 +152,10 @@ def _read_parquet(
     """Read a stored Parquet file (``columns`` of it, or all but ``drop``); a
     damaged one raises :class:`Damaged`."""
     try:
-        if drop and columns is None:
-            columns = [n for n in pq.read_schema(path).names if n not in drop]
-        return pq.read_table(path, columns=columns)
+        with pq.ParquetFile(path) as pf:
+            if drop and columns is None:
+                columns = [n for n in pf.schema_arrow.names if n not in drop]
+            return pf.read(columns=columns)
     except FileNotFoundError:
         raise
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -304,6 +307,7 @@ class Store:
             self._write_table(d / f"{name}.parquet", table)
         self._write_table(self.runs_dir / f"{name}.parquet", rows)
         self._written[name] = rows
+        self._fold_groups()
         return name
 
     def _next_group(self) -> str:
@@ -331,15 +335,36 @@ class Store:
         if not files:
             return 0
         self._write_table(self.compact_path, self._load_arrow(files))
+        self._drop(files)
+        self._seq = None
+        return len(files)
+
+    def _fold_groups(self) -> None:
+        """Once :data:`SEGMENT_GROUPS` group files stand in ``runs/``, fold them
+        into one segment file named after the last and first of them
+        (``g<last>-<first>``: it sorts where its last group did, so the newest
+        copy of a run still comes last). A store of a million runs then has a
+        few dozen files to read, not thousands, even before its compaction.
+        A kill in between leaves duplicates, which loading removes."""
+        groups = [f for f in self._run_files() if _group_seq(f.stem, whole=True) is not None]
+        if len(groups) < SEGMENT_GROUPS:
+            return
+        first, last = groups[0].stem, groups[-1].stem
+        segment = self.runs_dir / f"{last}-{first[len(GROUP_PREFIX) :]}.parquet"
+        table = _newest(self._read_all(groups))
+        self._write_table(segment, table)
+        self._drop(groups)
+        self._written[segment.stem] = table
+
+    def _drop(self, files: Sequence[Path]) -> None:
+        """Delete run files now held by a newer file, then their manifest lines."""
         for f in files:
+            self._written.pop(f.stem, None)
             with contextlib.suppress(OSError):
                 f.unlink()
-        self._written.clear()
-        self._seq = None
         present = {f.relative_to(self.root).as_posix() for f in self.committed_files()}
         entries = self.manifest.entries()
         self.manifest.rewrite({k: v for k, v in entries.items() if k in present})
-        return len(files)
 
     # -- reading -------------------------------------------------------------
     def sweep_definition(self) -> dict[str, Any] | None:
@@ -408,7 +433,8 @@ class Store:
         """Every stored run, one row per run and flow (failed runs: one row, no flow).
         The ``scenario`` column (a long text per run) is read only when asked for."""
         drop = () if with_scenario else ("scenario",)
-        return self._snapshot(lambda: self._load_arrow(drop=drop)).to_pandas()
+        table = self._snapshot(lambda: self._load_arrow(drop=drop))
+        return table.to_pandas(split_blocks=True)  # no copy into one block per dtype
 
     def status(self) -> dict[str, str]:
         """``run_key -> status`` of every stored run (reads two columns only)."""
@@ -455,11 +481,17 @@ def _keyed(table: pa.Table, key: str) -> pa.Table:
     return table.add_column(0, "run_key", pa.array([key] * table.num_rows, pa.string()))
 
 
-def _group_seq(stem: str) -> int | None:
-    """The number of a group file's name (``g000000000042`` -> 42), else None."""
-    digits = stem[len(GROUP_PREFIX) :]
-    if stem.startswith(GROUP_PREFIX) and len(digits) == 12 and digits.isdigit():
-        return int(digits)
+def _group_seq(stem: str, *, whole: bool = False) -> int | None:
+    """The number of a group file's name (``g000000000042`` -> 42) or of a
+    segment's last group (``g000000000064-000000000001`` -> 64), else None;
+    with ``whole``, segments give None."""
+    if not stem.startswith(GROUP_PREFIX):
+        return None
+    head, _, tail = stem[len(GROUP_PREFIX) :].partition("-")
+    if whole and tail:
+        return None
+    if len(head) == 12 and head.isdigit() and (not tail or (len(tail) == 12 and tail.isdigit())):
+        return int(head)
     return None
 
 
@@ -471,7 +503,8 @@ def _newest(parts: Sequence[pa.Table]) -> pa.Table:
     if "run_key" not in table.column_names or len(parts) < 2:
         return table
     origin = np.repeat(np.arange(len(parts)), [p.num_rows for p in parts])
-    codes, _ = pd.factorize(table.column("run_key").to_numpy(zero_copy_only=False))
+    keys = table.column("run_key").combine_chunks()
+    codes = pc.dictionary_encode(keys).indices.to_numpy(zero_copy_only=False)
     last = np.full(codes.max(initial=-1) + 1, -1)
     np.maximum.at(last, codes, origin)
     keep = last[codes] == origin

@@ -210,3 +210,36 @@ def test_sigkill_mid_group_loses_only_unreported_runs_and_rerun_completes(
     assert code == 0, err
     pd.testing.assert_frame_equal(_stable(df), _stable(tcpair.load_results(tmp_path / "ref")))
     assert json.loads((out / "sweep.json").read_text())["sweep"]["name"] == "tiny"
+
+
+def test_groups_fold_into_segments_that_keep_the_newest_copy_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tcpair.store as store_mod
+
+    monkeypatch.setattr(store_mod, "SEGMENT_GROUPS", 3)
+    root = tmp_path / "s"
+
+    def put(store: Store, key: str, status: str) -> None:
+        store.put(key, pa.Table.from_pylist(_rows(key, status)), {})
+
+    with Store(root).writer() as store:
+        put(store, "a", "failed")
+        put(store, "b", "ok")
+        put(store, "c", "ok")  # the third group: g1..g3 fold into a segment
+        put(store, "a", "ok")  # retried: newer than the segment's copy
+    names = sorted(p.name for p in (root / "runs").glob("*.parquet"))
+    assert names == ["g000000000003-000000000001.parquet", "g000000000004.parquet"]
+    assert Store(root).status() == {"a": "ok", "b": "ok", "c": "ok"}
+    with Store(root).writer() as store:  # a later sweep numbers on after the segment
+        put(store, "d", "ok")
+        put(store, "b", "failed")  # g6: folds g4..g6 into g000000000006-000000000004
+    names = sorted(p.name for p in (root / "runs").glob("*.parquet"))
+    assert names == [
+        "g000000000003-000000000001.parquet",
+        "g000000000006-000000000004.parquet",
+    ]
+    assert Store(root).status() == {"a": "ok", "b": "failed", "c": "ok", "d": "ok"}
+    assert Store(root).check() == []
+    df = Store(root).load()
+    assert sorted(df["run_key"]) == ["a", "b", "c", "d"]
