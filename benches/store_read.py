@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import tcpair
-import tcpair.runner  # noqa: F401  (imported before the clocks start)
+import tcpair.runner
 from tcpair.commit import GROUP_RUNS
 from tcpair.store import Store
 
@@ -86,7 +86,8 @@ def main() -> None:
     print(f"{a.runs:,} runs committed in groups of {GROUP_RUNS}: {time.perf_counter() - t:.1f} s")
     files = len(list(store.runs_dir.glob("*.parquet")))
     df = timed(f"load_results, {files:,} group files", lambda: tcpair.load_results(store.root))
-    print(f"  {len(df):,} rows x {len(df.columns)} columns, {df.memory_usage().sum() / 2**20:,.0f} MiB")
+    mib = df.memory_usage().sum() / 2**20
+    print(f"  {len(df):,} rows x {len(df.columns)} columns, {mib:,.0f} MiB")
     with Store(store.root).writer() as w:
         timed("compaction into runs.parquet", w.compact)
     size = (store.root / "runs.parquet").stat().st_size

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 import tcpair
-import tcpair.runner  # noqa: F401  (imported here, not inside the timed sweep)
-import tcpair.stats  # noqa: F401
+import tcpair.runner
+import tcpair.stats
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "clrp_one_link.toml"
 LOSS = [0.0, 0.01, 0.02, 0.05, 0.1]
