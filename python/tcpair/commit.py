@@ -20,7 +20,8 @@ from typing import Any
 import pyarrow as pa
 
 from tcpair.backends import WorkerDied
-from tcpair.store import Store, _concat, _keyed
+from tcpair.rowtables import concat, keyed
+from tcpair.store import Store
 from tcpair.sweepdef import Task
 
 OK = "ok"
@@ -61,7 +62,7 @@ class Group:
         self._rows.append(rows)
         self._failed += rows[0].get("status") != OK
         for name, table in tables.items():
-            self._tables.setdefault(name, []).append(_keyed(table, key))
+            self._tables.setdefault(name, []).append(keyed(table, key))
 
     def due(self) -> bool:
         """Full, or its oldest run has waited long enough."""
@@ -74,7 +75,7 @@ class Group:
         if not self._rows:
             return 0, 0
         rows = _rows_table(self._rows)
-        tables = {name: _concat(parts) for name, parts in self._tables.items()}
+        tables = {name: concat(parts) for name, parts in self._tables.items()}
         self.store.put_group(rows, tables)
         done = (len(self._rows), self._failed)
         self._rows, self._tables, self._failed = [], {}, 0
@@ -163,7 +164,7 @@ def _rows_table(runs: Sequence[list[dict[str, Any]]]) -> pa.Table:
     try:
         return pa.table({k: [row.get(k) for row in flat] for k in names})
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        return _concat(
+        return concat(
             [pa.Table.from_pylist([_storable_row(r) for r in rows]) for rows in runs]
         )
 

@@ -37,7 +37,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -46,6 +45,8 @@ import pyarrow.parquet as pq
 from tcpair._errors import ScenarioError, StoreLocked
 from tcpair._perms import fix_file
 from tcpair.manifest import Manifest, Problem, digest, quarantine
+from tcpair.rowtables import keyed as _keyed
+from tcpair.rowtables import newest as _newest
 
 try:  # POSIX only; the store still works without a lock elsewhere.
     import fcntl
@@ -101,40 +102,6 @@ def _fsync_write(path: Path, write: Any, commit: Any = None) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-def _concat(tables: Sequence[pa.Table]) -> pa.Table:
-    """Concatenate tables whose columns differ (a failed run has no flow metrics)
-    or whose types were inferred differently (null vs string, int vs float).
-    A column whose types cannot be unified (a type changed between versions)
-    becomes text rather than making the whole store unreadable."""
-    tables = [t for t in tables if t.num_columns]
-    if not tables:
-        return pa.table({})
-    try:
-        return pa.concat_tables(tables, promote_options="permissive")
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        clash = _clashing(tables)
-        texts = [_as_text(t, clash) for t in tables]
-        return pa.concat_tables(texts, promote_options="permissive")
-
-
-def _clashing(tables: Sequence[pa.Table]) -> set[str]:
-    """Columns with more than one non-null type across ``tables``."""
-    types: dict[str, set[str]] = {}
-    for t in tables:
-        for f in t.schema:
-            if not pa.types.is_null(f.type):
-                types.setdefault(f.name, set()).add(str(f.type))
-    return {name for name, ts in types.items() if len(ts) > 1}
-
-
-def _as_text(table: pa.Table, names: set[str]) -> pa.Table:
-    for name in names & set(table.column_names):
-        i = table.column_names.index(name)
-        text = [None if v is None else str(v) for v in table.column(name).to_pylist()]
-        table = table.set_column(i, name, pa.array(text, pa.string()))
-    return table
 
 
 def write_json(path: Path, data: Any, commit: Any = None) -> None:
@@ -476,11 +443,6 @@ class Store:
         return out
 
 
-def _keyed(table: pa.Table, key: str) -> pa.Table:
-    """``table`` with a first column ``run_key`` holding ``key``."""
-    return table.add_column(0, "run_key", pa.array([key] * table.num_rows, pa.string()))
-
-
 def _group_seq(stem: str, *, whole: bool = False) -> int | None:
     """The number of a group file's name (``g000000000042`` -> 42) or of a
     segment's last group (``g000000000064-000000000001`` -> 64), else None;
@@ -493,22 +455,6 @@ def _group_seq(stem: str, *, whole: bool = False) -> int | None:
     if len(head) == 12 and head.isdigit() and (not tail or (len(tail) == 12 and tail.isdigit())):
         return int(head)
     return None
-
-
-def _newest(parts: Sequence[pa.Table]) -> pa.Table:
-    """``parts`` concatenated, keeping for each ``run_key`` only the rows of the
-    last part that holds it (parts come oldest first: a run stored again, a
-    failed run retried, or run files left beside their compacted copy)."""
-    table = _concat(parts)
-    if "run_key" not in table.column_names or len(parts) < 2:
-        return table
-    origin = np.repeat(np.arange(len(parts)), [p.num_rows for p in parts])
-    keys = table.column("run_key").combine_chunks()
-    codes = pc.dictionary_encode(keys).indices.to_numpy(zero_copy_only=False)
-    last = np.full(codes.max(initial=-1) + 1, -1)
-    np.maximum.at(last, codes, origin)
-    keep = last[codes] == origin
-    return table if keep.all() else table.filter(pa.array(keep))
 
 
 def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.DataFrame:
