@@ -159,10 +159,8 @@ def _rows_table(runs: Sequence[list[dict[str, Any]]]) -> pa.Table:
     """One table of every run's rows. Types are inferred over the whole group;
     runs whose values clash (an axis of numbers and texts) are built one by one
     and unified as the store unifies its files."""
-    flat = [row for rows in runs for row in rows]
-    names = dict.fromkeys(k for row in flat for k in row)
     try:
-        return pa.table({k: [row.get(k) for row in flat] for k in names})
+        return pa.Table.from_pylist([row for rows in runs for row in rows])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         return concat(
             [pa.Table.from_pylist([_storable_row(r) for r in rows]) for rows in runs]

@@ -47,10 +47,10 @@ def version_string() -> str:
 def run_task(payload: str, keep: Sequence[str] = ()) -> dict[str, Any]:
     """Worker: run one scenario; errors come back as data (exception classes from an
     extension module may not survive pickling, and the message is what matters)."""
-    from tcpair.api import run_json
+    from tcpair.api import run_json_text
 
     try:
-        res = run_json(json.loads(payload))
+        res = run_json_text(payload)
     except ScenarioError as exc:
         return {"status": FAILED, "error_kind": "scenario", "error": str(exc)}
     except SimulationError as exc:
