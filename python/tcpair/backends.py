@@ -288,6 +288,7 @@ class DaskBackend(Backend):
                 "the Dask backend needs dask.distributed: python3 -m pip install 'tcpair[dask]'"
             ) from None
         self.cluster = None
+        self._sized = 0.0  # when the cluster's size was last asked for
         if scheduler:
             try:
                 self.client = Client(scheduler, timeout="15s")
@@ -313,6 +314,7 @@ class DaskBackend(Backend):
         from distributed import as_completed
 
         chunks = Chunks(len(items), self.workers)
+        self._sized = 0.0
         alone: deque[int] = deque()  # runs of a failed chunk, to run one by one
         running: dict[str, tuple[Any, list[int]]] = {}
         done = as_completed(loop=self.client.loop)
@@ -343,9 +345,11 @@ class DaskBackend(Backend):
                 fut.cancel()
 
     def _top_up(self, fn, items, keys, chunks, alone, running, done) -> None:  # type: ignore[no-untyped-def]
-        """Submit chunks until four per worker are in flight (the cluster may grow)."""
-        workers = len(self.client.scheduler_info().get("workers", {})) or self.workers
-        chunks.workers = max(1, workers)
+        """Submit chunks until four per worker thread are in flight (the cluster
+        may grow or shrink: its size is asked for again every second)."""
+        if time.monotonic() - self._sized >= 1.0:
+            self._sized = time.monotonic()
+            chunks.workers = max(1, sum(self.client.nthreads().values()))
         while len(running) < 4 * chunks.workers:
             chunk = [alone.popleft()] if alone else chunks.take()
             if not chunk:
