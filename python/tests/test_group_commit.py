@@ -243,3 +243,33 @@ def test_groups_fold_into_segments_that_keep_the_newest_copy_last(
     assert Store(root).check() == []
     df = Store(root).load()
     assert sorted(df["run_key"]) == ["a", "b", "c", "d"]
+
+
+def test_check_and_repair_a_damaged_group_file(cli, tmp_path: Path) -> None:
+    """A bit flip in one group file: check names it, repair sets it aside and runs
+    again exactly the runs it held, with identical results."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    sweep, out = _sweep_file(tmp_path, 5), tmp_path / "store"
+    code, _, err = cli("sweep", str(sweep), "--out", str(out), "--jobs", "1")
+    assert code == 0, err
+    before = tcpair.load_results(out)
+    table = pq.read_table(out / "runs.parquet")
+    keys = sorted(table.column("run_key").to_pylist())
+    with Store(out).writer() as store:  # the runs as two groups, not compacted
+        for part in (keys[:4], keys[4:]):
+            store.put_group(table.filter(pc.is_in(table["run_key"], pa.array(part))), {})
+    (out / "runs.parquet").unlink()
+    second = out / "runs" / "g000000000002.parquet"
+    data = bytearray(second.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    second.write_bytes(bytes(data))
+    code, stdout, _ = cli("store", "check", str(out))
+    damaged = "damaged (its checksum differs from the manifest's)"
+    assert code == 1 and stdout.strip() == f"{second}: {damaged}"
+    code, stdout, err = cli("store", "repair", str(out), "--jobs", "1")
+    assert code == 0, err
+    assert "1 file(s) moved to quarantine/, 6 run(s) run again (0 failed)" in stdout
+    assert cli("store", "check", str(out))[0] == 0
+    pd.testing.assert_frame_equal(_stable(tcpair.load_results(out)), _stable(before))
