@@ -214,9 +214,15 @@ def write_atomically(target: Path, write: Any) -> Path:
 
 def run_json(scenario: Mapping[str, Any]) -> dict[str, Any]:
     """Run a prepared scenario in the core and decode its JSON answer."""
+    return run_json_text(to_json(scenario))
+
+
+def run_json_text(scenario_json: str) -> dict[str, Any]:
+    """:func:`run_json` of a scenario already serialised by :func:`to_json` (a
+    sweep's workers receive it so: no decoding and encoding again)."""
     core = require_core()
     with _one_line_errors():
-        return json.loads(core.run(to_json(scenario)))
+        return json.loads(core.run(scenario_json))
 
 
 @contextlib.contextmanager

@@ -10,6 +10,13 @@ A worker process that dies (killed, out of memory) never produces a result for
 its run; the backends resubmit such runs and, if the same run keeps killing
 workers, yield a :class:`WorkerDied` in its place so the sweep can record it as
 failed and carry on.
+
+Runs travel to the workers in chunks (:class:`Chunks`): one at a time until the
+first results show how long a run takes, then as many as take about
+:data:`CHUNK_SECONDS`, so that runs of a fraction of a millisecond do not each
+pay a round trip to a worker, while long runs still go one by one. With
+``tick`` (seconds), a backend also yields ``(IDLE, None)`` when no result came
+for that long, so the caller can commit what it holds before waiting on.
 """
 
 from __future__ import annotations
@@ -17,9 +24,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
+import math
 import os
 import signal
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -32,6 +41,13 @@ from tcpair._errors import ScenarioError
 # How many times a run's own worker process may die (the run alone in it)
 # before it is recorded as failed (Dask's default for allowed failures is 3 too).
 MAX_CRASHES = 3
+
+# Chunks of runs sent to a worker at once: about this many seconds of runs ...
+CHUNK_SECONDS = 0.05
+# ... and at most this many runs.
+MAX_CHUNK = 256
+# The index a backend yields (with no result) when nothing finished for ``tick`` seconds.
+IDLE = -1
 
 
 @dataclass(frozen=True)
@@ -46,6 +62,43 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
+class Chunks:
+    """Consecutive chunks of ``n`` run indices: the first chunks hold one run;
+    once runs have come back, a chunk holds about :data:`CHUNK_SECONDS` of
+    them (at their mean time so far), at most :data:`MAX_CHUNK`, and at most
+    a ``1 / (2 * workers)`` share of the runs left, so workers finish together."""
+
+    def __init__(self, n: int, workers: int) -> None:
+        self.n, self.workers, self.start = n, max(1, workers), 0
+        self.runs, self.seconds = 0, 0.0
+
+    def take(self) -> list[int]:
+        """The next chunk (empty when every run was handed out)."""
+        left = self.n - self.start
+        if left <= 0:
+            return []
+        size = 1
+        if self.runs:
+            per_run = self.seconds / self.runs
+            size = int(CHUNK_SECONDS / per_run) if per_run > 0 else MAX_CHUNK
+        size = max(1, min(size, MAX_CHUNK, math.ceil(left / (2 * self.workers))))
+        chunk = list(range(self.start, self.start + size))
+        self.start += size
+        return chunk
+
+    def record(self, runs: int, seconds: float) -> None:
+        """``runs`` finished in ``seconds`` of a worker's time."""
+        self.runs += runs
+        self.seconds += seconds
+
+
+def run_chunk(fn: Callable[..., Any], chunk: Sequence[tuple[Any, ...]]) -> tuple[list[Any], float]:
+    """Worker: ``fn(*args)`` for each argument tuple; the results and the seconds taken."""
+    t0 = time.perf_counter()
+    results = [fn(*args) for args in chunk]
+    return results, time.perf_counter() - t0
+
+
 class Backend:
     """Interface: ``map_unordered`` and ``close``; usable as a context manager."""
 
@@ -57,7 +110,10 @@ class Backend:
         fn: Callable[..., Any],
         items: Sequence[tuple[Any, ...]],
         keys: Sequence[str] | None = None,
+        tick: float | None = None,
     ) -> Iterator[tuple[int, Any]]:
+        """``(index, fn(*items[index]))`` as runs finish; ``(IDLE, None)`` when
+        ``tick`` seconds pass with no result (not at all without ``tick``)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -74,24 +130,33 @@ class Backend:
 
 
 class InProcessBackend(Backend):
-    """Runs one after another in this process: simple tracebacks, no pickling."""
+    """Runs one after another in this process: simple tracebacks, no pickling.
+    With ``tick``, yields ``IDLE`` before a run when the last one took longer
+    than ``tick`` (the wait for the next result will be long too)."""
 
     name = "in-process"
 
-    def map_unordered(self, fn, items, keys=None):  # type: ignore[no-untyped-def]
+    def map_unordered(self, fn, items, keys=None, tick=None):  # type: ignore[no-untyped-def]
+        slow = False
         for i, args in enumerate(items):
-            yield i, fn(*args)
+            if slow:
+                yield IDLE, None
+            t0 = time.monotonic()
+            result = fn(*args)
+            slow = tick is not None and time.monotonic() - t0 >= tick
+            yield i, result
 
 
 class LocalBackend(Backend):
     """A pool of ``jobs`` worker processes on this machine.
 
-    Runs go to one shared pool. When a worker dies, the pool breaks and every
-    run it held fails with it, though only one of them (at most one per
-    worker) was running in the dead process: so those runs are not blamed but
-    run again, each in a fresh worker process of its own, where a death is
-    the run's own. A run whose own worker dies :data:`MAX_CRASHES` times comes
-    back as :class:`WorkerDied`. Workers die with this process (Linux: a
+    Chunks of runs go to one shared pool. When a worker dies, the pool breaks
+    and every chunk it held fails with it, though only one run (at most one
+    per worker) was running in the dead process: so those runs are not blamed
+    but run again, each in a fresh worker process of its own, where a death is
+    the run's own; the runs not yet handed out go on in a new shared pool. A
+    run whose own worker dies :data:`MAX_CRASHES` times comes back as
+    :class:`WorkerDied`. Workers die with this process (Linux: a
     parent-death signal) and close the results store's lock they inherit.
     """
 
@@ -105,36 +170,43 @@ class LocalBackend(Backend):
             max_workers=workers, initializer=worker_init, initargs=(os.getpid(),)
         )
 
-    def map_unordered(self, fn, items, keys=None):  # type: ignore[no-untyped-def]
+    def map_unordered(self, fn, items, keys=None, tick=None):  # type: ignore[no-untyped-def]
         suspects: list[int] = []
-        yield from self._shared(fn, items, suspects)
-        yield from self._isolated(fn, items, suspects)
+        chunks = Chunks(len(items), self.workers)
+        while chunks.start < len(items):  # a new shared pool after each broken one
+            yield from self._shared(fn, items, chunks, suspects, tick)
+        yield from self._isolated(fn, items, suspects, tick)
 
-    def _shared(self, fn, items, suspects):  # type: ignore[no-untyped-def]
-        """Every run in one pool; runs lost to a broken pool go to ``suspects``."""
-        if not items:
-            return
+    def _shared(self, fn, items, chunks, suspects, tick):  # type: ignore[no-untyped-def]
+        """Chunks of runs in one pool, two per worker in flight, until every run
+        was handed out or the pool broke; runs lost with it go to ``suspects``."""
         pool = self._pool(min(self.workers, len(items)))
-        futures: dict[Future[Any], int] = {
-            pool.submit(fn, *args): i for i, args in enumerate(items)
-        }
-        finished = False
+        running: dict[Future[Any], list[int]] = {}
+        broken = finished = False
         try:
-            pending = set(futures)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            while True:
+                while not broken and len(running) < 2 * self.workers and (chunk := chunks.take()):
+                    running[pool.submit(run_chunk, fn, [items[i] for i in chunk])] = chunk
+                if not running:
+                    break
+                done, _ = wait(running, timeout=tick, return_when=FIRST_COMPLETED)
+                if not done:
+                    yield IDLE, None
                 for fut in done:
+                    chunk = running.pop(fut)
                     try:
-                        result = fut.result()
+                        results, seconds = fut.result()
                     except BrokenProcessPool:
-                        suspects.append(futures[fut])
+                        suspects.extend(chunk)
+                        broken = True
                         continue
-                    yield futures[fut], result
+                    chunks.record(len(chunk), seconds)
+                    yield from zip(chunk, results, strict=True)
             finished = True
         finally:
             _close(pool, abandon=not finished)
 
-    def _isolated(self, fn, items, todo):  # type: ignore[no-untyped-def]
+    def _isolated(self, fn, items, todo, tick=None):  # type: ignore[no-untyped-def]
         """Each run in a fresh one-worker pool, ``workers`` at a time."""
         queue = deque((i, 0) for i in sorted(todo))
         running: dict[Future[Any], tuple[int, int, ProcessPoolExecutor]] = {}
@@ -144,7 +216,9 @@ class LocalBackend(Backend):
                     i, crashes = queue.popleft()
                     pool = self._pool(1)
                     running[pool.submit(fn, *items[i])] = (i, crashes, pool)
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                done, _ = wait(running, timeout=tick, return_when=FIRST_COMPLETED)
+                if not done:
+                    yield IDLE, None
                 for fut in done:
                     i, crashes, pool = running.pop(fut)
                     _close(pool, abandon=False)
@@ -214,6 +288,7 @@ class DaskBackend(Backend):
                 "the Dask backend needs dask.distributed: python3 -m pip install 'tcpair[dask]'"
             ) from None
         self.cluster = None
+        self._sized = 0.0  # when the cluster's size was last asked for
         if scheduler:
             try:
                 self.client = Client(scheduler, timeout="15s")
@@ -235,31 +310,72 @@ class DaskBackend(Backend):
             self.address = self.cluster.scheduler_address
         self.name = f"dask at {self.address}"
 
-    def map_unordered(self, fn, items, keys=None):  # type: ignore[no-untyped-def]
+    def map_unordered(self, fn, items, keys=None, tick=None):  # type: ignore[no-untyped-def]
         from distributed import as_completed
 
-        futures = [
-            self.client.submit(fn, *args, key=f"tcpair-{keys[i]}" if keys else None, pure=False)
-            for i, args in enumerate(items)
-        ]
-        index = {f.key: i for i, f in enumerate(futures)}
+        chunks = Chunks(len(items), self.workers)
+        self._sized = 0.0
+        alone: deque[int] = deque()  # runs of a failed chunk, to run one by one
+        running: dict[str, tuple[Any, list[int]]] = {}
+        done = as_completed(loop=self.client.loop)
         try:
-            for fut in as_completed(futures):
-                i = index[fut.key]
-                try:
-                    result = fut.result()
-                except Exception as exc:  # KilledWorker and friends
-                    result = WorkerDied(f"{type(exc).__name__}: {exc}")
-                fut.release()
-                yield i, result
+            while True:
+                self._top_up(fn, items, keys, chunks, alone, running, done)
+                if not running:
+                    break
+                batch = _next_batch(done, tick)
+                if not batch:
+                    yield IDLE, None
+                for fut in batch:
+                    _, chunk = running.pop(fut.key)
+                    try:
+                        results, seconds = fut.result()
+                    except Exception as exc:  # KilledWorker and friends
+                        if len(chunk) > 1:
+                            alone.extend(chunk)
+                        else:
+                            yield chunk[0], WorkerDied(f"{type(exc).__name__}: {exc}")
+                        continue
+                    finally:
+                        fut.release()
+                    chunks.record(len(chunk), seconds)
+                    yield from zip(chunk, results, strict=True)
         finally:
-            for f in futures:
-                f.cancel()
+            for fut, _ in running.values():
+                fut.cancel()
+
+    def _top_up(self, fn, items, keys, chunks, alone, running, done) -> None:  # type: ignore[no-untyped-def]
+        """Submit chunks until four per worker thread are in flight (the cluster
+        may grow or shrink: its size is asked for again every second)."""
+        if time.monotonic() - self._sized >= 1.0:
+            self._sized = time.monotonic()
+            chunks.workers = max(1, sum(self.client.nthreads().values()))
+        while len(running) < 4 * chunks.workers:
+            chunk = [alone.popleft()] if alone else chunks.take()
+            if not chunk:
+                return
+            key = f"tcpair-{keys[chunk[0]]}-{len(chunk)}" if keys else None
+            fut = self.client.submit(
+                run_chunk, fn, [items[i] for i in chunk], key=key, pure=False
+            )
+            running[fut.key] = (fut, chunk)
+            done.add(fut)
 
     def close(self) -> None:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _next_batch(done: Any, tick: float | None) -> list[Any]:
+    """The futures of ``done`` (a Dask ``as_completed``) that finished: wait for at
+    least one, or at most ``tick`` seconds (then none)."""
+    if tick is None:
+        return list(done.next_batch(block=True))
+    deadline = time.monotonic() + tick
+    while not done.has_ready() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    return list(done.next_batch(block=False)) if done.has_ready() else []
 
 
 def make_backend(
@@ -278,7 +394,9 @@ def make_backend(
 
 
 __all__ = [
+    "IDLE",
     "Backend",
+    "Chunks",
     "DaskBackend",
     "InProcessBackend",
     "LocalBackend",

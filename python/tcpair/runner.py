@@ -1,13 +1,14 @@
 """Running sweeps: plan, skip what the store holds, execute, store, repeat for --until-ci.
 
-The store is written from this process only, one run at a time as results
-arrive, so whichever backend runs the simulations, each run is stored exactly
-once and a crash loses at most the runs still in flight.
+The store is written from this process only, in groups of runs as results
+arrive (commit.py), so whichever backend runs the simulations, each run is
+stored exactly once and a crash loses at most the runs still in flight or
+waiting for their group's commit.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
+import contextlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -16,19 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 from rich.console import Console
 
 from tcpair._errors import ScenarioError, SimulationError, require_core
-from tcpair.backends import Backend, WorkerDied, make_backend
+from tcpair.backends import IDLE, Backend, make_backend
+from tcpair.commit import FAILED, OK, Group, task_records, task_rows
 from tcpair.progress import PlainProgress, _progress
 from tcpair.rounds import EXIT_INCOMPLETE, point_names, undecided_claims, warn_incomplete
 from tcpair.stats import aggregate
 from tcpair.store import Store
 from tcpair.sweepdef import SweepSpec, Task, load_sweep, parse_sweep
 
-OK = "ok"
-FAILED = "failed"
 MISSING = "missing"
 DEFAULT_MAX_SEEDS = 30
 
@@ -48,10 +47,10 @@ def version_string() -> str:
 def run_task(payload: str, keep: Sequence[str] = ()) -> dict[str, Any]:
     """Worker: run one scenario; errors come back as data (exception classes from an
     extension module may not survive pickling, and the message is what matters)."""
-    from tcpair.api import run_json
+    from tcpair.api import run_json_text
 
     try:
-        res = run_json(json.loads(payload))
+        res = run_json_text(payload)
     except ScenarioError as exc:
         return {"status": FAILED, "error_kind": "scenario", "error": str(exc)}
     except SimulationError as exc:
@@ -64,65 +63,6 @@ def run_task(payload: str, keep: Sequence[str] = ()) -> dict[str, Any]:
         "flows": res.get("flows", []),
         "tables": {k: res.get(k) for k in keep},
     }
-
-
-def _summary_columns(summary: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in summary.items():
-        if k == "seed":
-            continue
-        if isinstance(v, Mapping):
-            for k2, v2 in v.items():
-                out[f"run_{k}_{k2}"] = v2
-        else:
-            out[f"run_{k}"] = v
-    return out
-
-
-def task_rows(
-    task: Task, result: Mapping[str, Any] | WorkerDied, *, sweep: str, version: str
-) -> tuple[pa.Table, dict[str, pa.Table]]:
-    """The stored rows of one run (one per flow) and its kept tables."""
-    if isinstance(result, WorkerDied):
-        result = {"status": FAILED, "error_kind": "worker", "error": result.message}
-    base: dict[str, Any] = {
-        "run_key": task.key,
-        "sweep": sweep,
-        "point": task.point,
-        **task.labels,
-        "seed": task.seed,
-        "status": result.get("status", FAILED),
-        "error_kind": result.get("error_kind"),
-        "error": result.get("error"),
-        "tcpair_version": version,
-        "finished_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "scenario": json.dumps(task.scenario, sort_keys=True, default=str),
-    }
-    base.update(_summary_columns(result.get("summary", {})))
-    rows = []
-    for flow in result.get("flows", []) or [{}]:
-        row = dict(base)
-        for k, v in flow.items():
-            col = "flow" if k == "name" else k
-            if col in base and col != "flow":
-                col = f"flow_{k}"  # an axis named like a flow field keeps its name
-            row[col] = v
-        row.setdefault("flow", None)
-        rows.append(row)
-    tables = {
-        name: pa.Table.from_pylist(t) if isinstance(t, list) else pa.table(dict(t))
-        for name, t in (result.get("tables") or {}).items()
-        if t is not None
-    }
-    return pa.Table.from_pylist([{k: _storable(v) for k, v in r.items()} for r in rows]), tables
-
-
-def _storable(v: Any) -> Any:
-    """Parquet columns hold 64-bit integers: a larger one (an axis value the
-    core refused, say) is stored as its text rather than failing the sweep."""
-    if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
-        return str(v)
-    return v
 
 
 @dataclass
@@ -147,7 +87,8 @@ def execute(
     console: Console | None = None,
     description: str = "runs",
 ) -> ExecStats:
-    """Run every task the store lacks and store each as it finishes."""
+    """Run every task the store lacks and store them in groups as they finish
+    (a run counts as executed once its group is stored)."""
     unique: dict[str, Task] = {}
     for t in tasks:
         unique.setdefault(t.key, t)
@@ -157,19 +98,39 @@ def execute(
     ]
     stats = ExecStats(skipped=len(unique) - len(todo))
     console = console or Console(stderr=True)
+    group = Group(store)
     with _progress(console, progress) as bar:
         pid = bar.add_task(description, total=len(unique), completed=stats.skipped, failed=0)
+
+        def commit() -> None:
+            runs, failed = group.commit()
+            stats.executed += runs
+            stats.failed += failed
+            if runs:
+                bar.update(pid, advance=runs, failed=stats.failed)
+
         payloads = [
             (json.dumps(t.scenario, default=str, allow_nan=False), tuple(keep)) for t in todo
         ]
-        for i, result in backend.map_unordered(run_task, payloads, [t.key for t in todo]):
-            task = todo[i]
-            rows, tables = task_rows(task, result, sweep=sweep, version=version)
-            store.put(task.key, rows, tables)
-            stats.executed += 1
-            if rows.column("status")[0].as_py() != OK:
-                stats.failed += 1
-            bar.update(pid, advance=1, failed=stats.failed)
+        results = backend.map_unordered(
+            run_task, payloads, [t.key for t in todo], tick=group.max_seconds / 4
+        )
+        try:
+            for i, result in results:
+                if i != IDLE:
+                    task = todo[i]
+                    rows, tables = task_records(
+                        task, result, sweep=sweep, version=version, scenario_json=payloads[i][0]
+                    )
+                    group.add(task.key, rows, tables)
+                if group.due() or (i == IDLE and len(group)):
+                    commit()
+        except KeyboardInterrupt:
+            # The runs already back are complete: keep them (the interrupt still stops us).
+            with contextlib.suppress(Exception):
+                commit()
+            raise
+        commit()
     return stats
 
 
@@ -543,6 +504,7 @@ __all__ = [
     "point_stats",
     "run_sweep",
     "run_task",
+    "task_records",
     "task_rows",
     "version_string",
 ]

@@ -5,20 +5,25 @@ Layout::
     DIR/
       sweep.json            the sweep definition last run here (self-contained)
       runs.parquet          compacted table: one row per run and flow
-      runs/<key>.parquet    runs finished since the last compaction
-      tables/<name>/<key>.parquet   per-packet tables the sweep keeps
+      runs/g<seq>.parquet   groups of runs finished since the last compaction
+      runs/g<last>-<first>.parquet  segments: 64 groups folded into one as a sweep goes
+      tables/<name>/g<seq>.parquet  per-packet tables the sweep keeps (run_key column)
       manifest.jsonl        size and SHA-256 of each committed file (manifest.py)
       quarantine/           files that failed their checksum, set aside
       .lock                 held while a sweep writes here
 
-Each finished run is written to a temporary file in ``runs/`` and renamed into
-place (``os.replace`` is atomic on POSIX), so a run file is either complete or
-absent, whatever kills the process. A run is stored once its run file exists;
-kept tables are written first, so a stored run always has them. Compaction
-folds the run files into ``runs.parquet`` (written the same way) and only then
-deletes them; a crash in between leaves duplicates, which loading removes by
-key. ``runs.parquet`` is plain Parquet: pandas, pyarrow, polars and DuckDB
-read it directly.
+Finished runs are committed in groups (many runs per file, one write and one
+fsync per file): each group's file is written to a temporary file in ``runs/``
+and renamed into place (``os.replace`` is atomic on POSIX), so a group is
+either complete or absent, whatever kills the process. A run is stored once
+the file of its group exists; kept tables are written first, so a stored run
+always has them. Group files are numbered in the order they were written; when
+a run is stored twice (a failed run retried), the newest file's rows win.
+Compaction folds the run files into ``runs.parquet`` (written the same way)
+and only then deletes them; a crash in between leaves duplicates, which
+loading removes by key. ``runs.parquet`` is plain Parquet: pandas, pyarrow,
+polars and DuckDB read it directly. Run files of older versions, one per run
+and named by its key, are read alike (they sort before every group).
 """
 
 from __future__ import annotations
@@ -32,14 +37,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tcpair._errors import ScenarioError, StoreLocked
 from tcpair._perms import fix_file
 from tcpair.manifest import Manifest, Problem, digest, quarantine
+from tcpair.rowtables import keyed as _keyed
+from tcpair.rowtables import newest as _newest
 
 try:  # POSIX only; the store still works without a lock elsewhere.
     import fcntl
@@ -52,6 +59,8 @@ TABLES = "tables"
 SWEEP = "sweep.json"
 LOCK = ".lock"
 TMP_PREFIX = ".tmp-"
+GROUP_PREFIX = "g"  # a group's file name: g + 12 digits (sorts after hex run keys)
+SEGMENT_GROUPS = 64  # group files folded into one segment file as a sweep goes
 
 
 # Descriptors of the store locks this process holds. A forked pool worker
@@ -95,40 +104,6 @@ def _fsync_write(path: Path, write: Any, commit: Any = None) -> None:
         raise
 
 
-def _concat(tables: Sequence[pa.Table]) -> pa.Table:
-    """Concatenate tables whose columns differ (a failed run has no flow metrics)
-    or whose types were inferred differently (null vs string, int vs float).
-    A column whose types cannot be unified (a type changed between versions)
-    becomes text rather than making the whole store unreadable."""
-    tables = [t for t in tables if t.num_columns]
-    if not tables:
-        return pa.table({})
-    try:
-        return pa.concat_tables(tables, promote_options="permissive")
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        clash = _clashing(tables)
-        texts = [_as_text(t, clash) for t in tables]
-        return pa.concat_tables(texts, promote_options="permissive")
-
-
-def _clashing(tables: Sequence[pa.Table]) -> set[str]:
-    """Columns with more than one non-null type across ``tables``."""
-    types: dict[str, set[str]] = {}
-    for t in tables:
-        for f in t.schema:
-            if not pa.types.is_null(f.type):
-                types.setdefault(f.name, set()).add(str(f.type))
-    return {name for name, ts in types.items() if len(ts) > 1}
-
-
-def _as_text(table: pa.Table, names: set[str]) -> pa.Table:
-    for name in names & set(table.column_names):
-        i = table.column_names.index(name)
-        text = [None if v is None else str(v) for v in table.column(name).to_pylist()]
-        table = table.set_column(i, name, pa.array(text, pa.string()))
-    return table
-
-
 def write_json(path: Path, data: Any, commit: Any = None) -> None:
     """Atomically write ``data`` as JSON."""
 
@@ -138,10 +113,16 @@ def write_json(path: Path, data: Any, commit: Any = None) -> None:
     _fsync_write(path, w, commit)
 
 
-def _read_parquet(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
-    """Read a stored Parquet file; a damaged one raises :class:`Damaged`."""
+def _read_parquet(
+    path: Path, columns: Sequence[str] | None = None, drop: Sequence[str] = ()
+) -> pa.Table:
+    """Read a stored Parquet file (``columns`` of it, or all but ``drop``); a
+    damaged one raises :class:`Damaged`."""
     try:
-        return pq.read_table(path, columns=columns)
+        with pq.ParquetFile(path) as pf:
+            if drop and columns is None:
+                columns = [n for n in pf.schema_arrow.names if n not in drop]
+            return pf.read(columns=columns)
     except FileNotFoundError:
         raise
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -164,6 +145,8 @@ class Store:
         self.manifest = Manifest(self.root)
         # Run tables this object wrote, so compaction need not read them back.
         self._written: dict[str, pa.Table] = {}
+        # The last group number used (read from the store on the first write).
+        self._seq: int | None = None
         # True while this object holds the lock: then damaged files are
         # quarantined; a reader without the lock only skips them.
         self._writing = False
@@ -209,6 +192,7 @@ class Store:
             _HELD_LOCKS.add(fh.fileno())
             self._remove_temporaries()
             self._adopt_unlisted()
+            self._seq = None
             self._writing = True
             yield self
         finally:
@@ -273,13 +257,35 @@ class Store:
                         p.unlink()
 
     def put(self, key: str, rows: pa.Table, tables: Mapping[str, pa.Table]) -> None:
-        """Store one finished run (its kept tables first, the run file last)."""
-        for name, table in tables.items():
-            d = self.table_dir(name)
+        """Store one finished run: a group of one (:meth:`put_group`)."""
+        self.put_group(rows, {name: _keyed(t, key) for name, t in tables.items()})
+
+    def put_group(self, rows: pa.Table, tables: Mapping[str, pa.Table]) -> str:
+        """Store a group of finished runs; returns the group's file name (``g<seq>``).
+
+        ``rows`` holds every run's rows (a ``run_key`` column), each kept table
+        the rows of every run that has it (a ``run_key`` column too). The kept
+        tables are written first, the run file last: one write, one fsync and
+        one manifest line per file, whatever the number of runs."""
+        name = self._next_group()
+        for table_name, table in tables.items():
+            d = self.table_dir(table_name)
             d.mkdir(parents=True, exist_ok=True)
-            self._write_table(d / f"{key}.parquet", table)
-        self._write_table(self.runs_dir / f"{key}.parquet", rows)
-        self._written[key] = rows
+            self._write_table(d / f"{name}.parquet", table)
+        self._write_table(self.runs_dir / f"{name}.parquet", rows)
+        self._written[name] = rows
+        self._fold_groups()
+        return name
+
+    def _next_group(self) -> str:
+        """The next group's name: one past the highest group file (runs or kept
+        tables) in the store, so files sort in the order they were written."""
+        if self._seq is None:
+            names = [p.stem for p in self._run_files()]
+            names += [p.stem for p in self.root.glob(f"{TABLES}/*/{GROUP_PREFIX}*.parquet")]
+            self._seq = max((n for n in map(_group_seq, names) if n is not None), default=0)
+        self._seq += 1
+        return f"{GROUP_PREFIX}{self._seq:012d}"
 
     def save_sweep(self, definition: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -296,14 +302,36 @@ class Store:
         if not files:
             return 0
         self._write_table(self.compact_path, self._load_arrow(files))
+        self._drop(files)
+        self._seq = None
+        return len(files)
+
+    def _fold_groups(self) -> None:
+        """Once :data:`SEGMENT_GROUPS` group files stand in ``runs/``, fold them
+        into one segment file named after the last and first of them
+        (``g<last>-<first>``: it sorts where its last group did, so the newest
+        copy of a run still comes last). A store of a million runs then has a
+        few dozen files to read, not thousands, even before its compaction.
+        A kill in between leaves duplicates, which loading removes."""
+        groups = [f for f in self._run_files() if _group_seq(f.stem, whole=True) is not None]
+        if len(groups) < SEGMENT_GROUPS:
+            return
+        first, last = groups[0].stem, groups[-1].stem
+        segment = self.runs_dir / f"{last}-{first[len(GROUP_PREFIX) :]}.parquet"
+        table = _newest(self._read_all(groups))
+        self._write_table(segment, table)
+        self._drop(groups)
+        self._written[segment.stem] = table
+
+    def _drop(self, files: Sequence[Path]) -> None:
+        """Delete run files now held by a newer file, then their manifest lines."""
         for f in files:
+            self._written.pop(f.stem, None)
             with contextlib.suppress(OSError):
                 f.unlink()
-        self._written.clear()
         present = {f.relative_to(self.root).as_posix() for f in self.committed_files()}
         entries = self.manifest.entries()
         self.manifest.rewrite({k: v for k, v in entries.items() if k in present})
-        return len(files)
 
     # -- reading -------------------------------------------------------------
     def sweep_definition(self) -> dict[str, Any] | None:
@@ -323,7 +351,7 @@ class Store:
 
     def _trusted(self, files: Sequence[Path]) -> list[Path]:
         """``files`` less those failing their checksum (set aside)."""
-        mine = {self.runs_dir / f"{k}.parquet" for k in self._written}
+        mine = {self.runs_dir / f"{name}.parquet" for name in self._written}
         problems = self.manifest.check([f for f in files if f not in mine])
         if problems:
             self._set_aside(problems)
@@ -331,18 +359,21 @@ class Store:
         return [f for f in files if f not in bad]
 
     def _read_all(
-        self, files: Sequence[Path], columns: Sequence[str] | None = None
+        self, files: Sequence[Path], columns: Sequence[str] | None = None, drop: Sequence[str] = ()
     ) -> list[pa.Table]:
-        """Each trusted file's table; unreadable files are set aside too."""
+        """Each trusted file's table (``columns`` of it, or all but ``drop``);
+        unreadable files are set aside too."""
         parts = []
         for f in self._trusted(files):
-            if columns is None and f.stem in self._written and f.parent == self.runs_dir:
-                parts.append(self._written[f.stem])
-                continue
+            cached = self._written.get(f.stem) if f.parent == self.runs_dir else None
             try:
-                parts.append(_read_parquet(f, columns))
+                table = _read_parquet(f, columns, drop) if cached is None else cached
             except Damaged as exc:
                 self._set_aside([exc.problem])
+                continue
+            if cached is not None and columns is not None:
+                table = table.select([c for c in columns if c in table.column_names])
+            parts.append(table.drop_columns([c for c in drop if c in table.column_names]))
         return parts
 
     def _snapshot(self, read: Any) -> Any:
@@ -359,27 +390,18 @@ class Store:
         compact = [self.compact_path] if self.compact_path.is_file() else []
         return compact + list(self._run_files() if files is None else files)
 
-    def _load_arrow(self, files: Sequence[Path] | None = None) -> pa.Table:
+    def _load_arrow(
+        self, files: Sequence[Path] | None = None, drop: Sequence[str] = ()
+    ) -> pa.Table:
         """The compacted table plus ``files``, one copy of each run (the newest)."""
-        parts = self._read_all(self._sources(files))
-        table = _concat(parts)
-        if "run_key" not in table.column_names or len(parts) < 2:
-            return table
-        # A run file is newer than a compacted copy of the same run: keep every
-        # row (flow) of the last part holding each key.
-        origin = np.concatenate([np.full(p.num_rows, i) for i, p in enumerate(parts)])
-        keys = pd.Series(table.column("run_key").to_numpy(zero_copy_only=False))
-        newest = pd.Series(origin).groupby(keys.to_numpy()).transform("max").to_numpy()
-        if (newest == origin).all():
-            return table
-        return table.filter(pa.array(newest == origin))
+        return _newest(self._read_all(self._sources(files), drop=drop))
 
     def load(self, *, with_scenario: bool = False) -> pd.DataFrame:
-        """Every stored run, one row per run and flow (failed runs: one row, no flow)."""
-        table = self._snapshot(self._load_arrow)
-        if not with_scenario and "scenario" in table.column_names:
-            table = table.drop_columns(["scenario"])
-        return table.to_pandas()
+        """Every stored run, one row per run and flow (failed runs: one row, no flow).
+        The ``scenario`` column (a long text per run) is read only when asked for."""
+        drop = () if with_scenario else ("scenario",)
+        table = self._snapshot(lambda: self._load_arrow(drop=drop))
+        return table.to_pandas(split_blocks=True)  # no copy into one block per dtype
 
     def status(self) -> dict[str, str]:
         """``run_key -> status`` of every stored run (reads two columns only)."""
@@ -397,21 +419,16 @@ class Store:
         d = self.table_dir(name)
         if not d.is_dir():
             return pd.DataFrame()
-        wanted = set(keys) if keys is not None else None
-        frames = []
-        files = [
-            p
-            for p in sorted(d.glob("*.parquet"))
-            if not p.name.startswith(TMP_PREFIX) and (wanted is None or p.stem in wanted)
+        files = [p for p in sorted(d.glob("*.parquet")) if not p.name.startswith(TMP_PREFIX)]
+        parts = [
+            table if "run_key" in table.column_names else _keyed(table, p.stem)
+            for p, table in zip(files, self._read_each(files), strict=True)
+            if table is not None
         ]
-        for p, table in zip(files, self._read_each(files), strict=True):
-            if table is None:
-                continue
-            frame = table.to_pandas()
-            frame.insert(0, "run_key", p.stem)
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
+        table = _newest(parts)
+        if keys is not None and table.num_rows:
+            table = table.filter(pc.is_in(table.column("run_key"), pa.array(list(keys))))
+        return table.to_pandas() if table.num_columns else pd.DataFrame()
 
     def _read_each(self, files: Sequence[Path]) -> list[pa.Table | None]:
         """Each file's table, None for one that is damaged (set aside)."""
@@ -424,6 +441,20 @@ class Store:
                 self._set_aside([exc.problem])
                 out.append(None)
         return out
+
+
+def _group_seq(stem: str, *, whole: bool = False) -> int | None:
+    """The number of a group file's name (``g000000000042`` -> 42) or of a
+    segment's last group (``g000000000064-000000000001`` -> 64), else None;
+    with ``whole``, segments give None."""
+    if not stem.startswith(GROUP_PREFIX):
+        return None
+    head, _, tail = stem[len(GROUP_PREFIX) :].partition("-")
+    if whole and tail:
+        return None
+    if len(head) == 12 and head.isdigit() and (not tail or (len(tail) == 12 and tail.isdigit())):
+        return int(head)
+    return None
 
 
 def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.DataFrame:

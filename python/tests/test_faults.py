@@ -298,11 +298,11 @@ def test_a_reader_during_compaction_sees_every_run_once(
     real = store_mod._read_parquet
     compacted = []
 
-    def read_while_compacting(path, columns=None):  # type: ignore[no-untyped-def]
+    def read_while_compacting(path, *args):  # type: ignore[no-untyped-def]
         if not compacted:  # another process compacts between listing and reading
             compacted.append(0)
             compacted[0] = Store(out).compact()
-        return real(path, columns)
+        return real(path, *args)
 
     monkeypatch.setattr(store_mod, "_read_parquet", read_while_compacting)
     df = Store(out).load()
@@ -340,8 +340,10 @@ def hook(self, entries):
     die()
 mf.Manifest.rewrite = hook
 """,
-    # half-way through the line of the third run's file (not yet renamed into place)
+    # half-way through the line of the third run's file (not yet renamed into place;
+    # each run is its own group here)
     "manifest append": """
+cm.GROUP_RUNS = 1
 real = mf.Manifest.record
 calls = []
 def hook(self, rel, tmp):
@@ -367,7 +369,8 @@ def test_sigkill_during_compaction_or_manifest_write_loses_nothing(
     sweep = _sweep_file(tmp_path, "[0.0, 0.01, 0.02]")
     out = tmp_path / "store"
     script = (
-        "import os, signal, sys\nimport tcpair.store as st, tcpair.manifest as mf\n"
+        "import os, signal, sys\n"
+        "import tcpair.store as st, tcpair.manifest as mf, tcpair.commit as cm\n"
         "def die():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
         + KILLERS[point]
         + "from tcpair.cli import main\n"

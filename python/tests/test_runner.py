@@ -233,6 +233,19 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _stored_runs(runs_dir: Path) -> dict[str, str]:
+    """``run_key -> finished_at`` of every run in the committed group files
+    (each one complete and readable whenever it is there)."""
+    out: dict[str, str] = {}
+    for p in sorted(runs_dir.glob("*.parquet")):
+        if not p.name.startswith("."):
+            t = pq.read_table(p, columns=["run_key", "status", "finished_at"])
+            assert set(t.column("status").to_pylist()) == {"ok"}
+            keys, finished = t.column("run_key"), t.column("finished_at")
+            out.update(zip(keys.to_pylist(), finished.to_pylist(), strict=True))
+    return out
+
+
 def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
     sweep_file = _write_sweep(
         tmp_path, "[0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]", 12, 800.0, "kill"
@@ -251,29 +264,24 @@ def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            done = [p for p in runs_dir.glob("*.parquet") if not p.name.startswith(".")]
-            if len(done) >= 10:
+            if runs_dir.is_dir() and len(_stored_runs(runs_dir)) >= 10:
                 break
             time.sleep(0.01)
         assert proc.poll() is None, "sweep finished before it could be killed; make runs longer"
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    stored = [p for p in runs_dir.glob("*.parquet") if not p.name.startswith(".")]
-    assert 10 <= len(stored) < total
+    survivors = _stored_runs(runs_dir)
+    assert 10 <= len(survivors) < total
     assert not (out / "runs.parquet").exists(), "killed before compaction"
-    survivors = {}
-    for p in stored:
-        t = pq.read_table(p)  # every run file is complete and readable
-        assert t.column("status").to_pylist() == ["ok"]
-        survivors[p.stem] = t.column("finished_at").to_pylist()[0]
+    assert Store(out).check() == []
     # The rerun executes exactly the runs that were not stored.
     rerun = subprocess.run(
         [*cmd, "--jobs", "2"], env=_env(), capture_output=True, text=True, timeout=300
     )
     assert rerun.returncode == 0, rerun.stderr
-    done = f"{total - len(stored)} runs executed (0 failed); {total} runs in the plan"
-    assert f"{done}, {len(stored)} of them already stored" in (" ".join(rerun.stdout.split()))
+    done = f"{total - len(survivors)} runs executed (0 failed); {total} runs in the plan"
+    assert f"{done}, {len(survivors)} of them already stored" in (" ".join(rerun.stdout.split()))
     df = tcpair.load_results(out)
     assert len(df) == total and df["run_key"].is_unique
     kept = df.set_index("run_key").loc[list(survivors), "finished_at"]
@@ -303,8 +311,7 @@ def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
     last = err.replace("\r", "\n").strip().splitlines()[-1]
     assert last.startswith("error: interrupted") and "run the same command again" in last
     assert "Traceback" not in err
-    stored = [p for p in (out / "runs").glob("*.parquet") if not p.name.startswith(".")]
-    assert stored and all(pq.read_table(p).num_rows == 1 for p in stored)
+    assert _stored_runs(out / "runs")
     with Store(out).writer():  # the lock was released
         pass
 
@@ -327,9 +334,9 @@ class KillingDask(DaskBackend):
         super().__init__(**kw)
         self.marker = str(marker)
 
-    def map_unordered(self, fn, items, keys=None):  # type: ignore[no-untyped-def]
+    def map_unordered(self, fn, items, keys=None, tick=None):  # type: ignore[no-untyped-def]
         wrapped = [(self.marker, *args) for args in items]
-        yield from super().map_unordered(kill_first_attempt, wrapped, keys)
+        yield from super().map_unordered(kill_first_attempt, wrapped, keys, tick)
 
 
 def test_dask_worker_killed_mid_run(tmp_path: Path) -> None:

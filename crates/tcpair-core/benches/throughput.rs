@@ -1,9 +1,18 @@
 //! `cargo bench -p tcpair-core`: events and delivered data packets per wall
 //! second on the CLRP paper's one-link path (Reno, uniform p = 0.01 on BS->MH,
-//! 3000 s simulated), single core, best of 5. No timing assertions: the
-//! figures go to docs/performance.md.
+//! 3000 s simulated), single core, best of 5; then the bare-heap limit (the
+//! core's queue with events of the core's size and nothing else to do, best of
+//! 5 over as many events) and the core's events/s as a fraction of it. No
+//! timing assertions: the figures go to docs/performance.md.
+
+#[path = "support/bare_heap.rs"]
+mod bare_heap;
 
 use std::time::Instant;
+
+/// Pending events in the bare heap: about what the benchmark scenario holds (a
+/// window of 30 packets and their ACKs on two hops, and a few timers).
+const PENDING: [usize; 2] = [64, 4096];
 
 fn main() {
     // `cargo bench` passes "--bench"; `cargo test --benches` runs us briefly.
@@ -31,13 +40,29 @@ fn main() {
             delivered = r.summary.delivered_data_packets;
         }
     }
+    let core = events as f64 / best;
     println!(
         "clrp_one_link reno p=0.01 {} s: best wall {:.3} s, {:.2} M events/s, {:.2} M delivered data packets/s ({} events, {} packets)",
         v["run"]["duration"],
         best,
-        events as f64 / best / 1e6,
+        core / 1e6,
         delivered as f64 / best / 1e6,
         events,
         delivered
     );
+    for pending in PENDING {
+        let mut limit: f64 = 0.0;
+        let mut bytes = 0;
+        for _ in 0..reps {
+            let (rate, size) = bare_heap::events_per_s(events, pending);
+            limit = limit.max(rate);
+            bytes = size;
+        }
+        assert_eq!(bytes, tcpair_core::sim::QUEUED_EVENT_BYTES);
+        println!(
+            "bare heap, {bytes}-byte events, {pending} pending: best {:.2} M events/s ({events} events); the core's loop runs at {:.0}% of it",
+            limit / 1e6,
+            100.0 * core / limit
+        );
+    }
 }

@@ -83,6 +83,10 @@ enum Ev {
     Sample,
 }
 
+/// Bytes of one pending event in the queue (time, insertion counter and the
+/// event): what the bare-heap benchmark (`benches/throughput.rs`) pushes and pops.
+pub const QUEUED_EVENT_BYTES: usize = std::mem::size_of::<crate::engine::Scheduled<Ev>>();
+
 /// A scenario being run.
 pub struct Sim {
     q: EventQueue<Ev>,

@@ -1,0 +1,119 @@
+"""A sweep on a Dask cluster started as a cluster user starts one (docs/cluster.md):
+a ``dask scheduler`` process and ``dask worker`` processes, the workers in a
+directory of their own; ``tcpair sweep --scheduler ADDRESS`` with a relative
+``--out``. The results are written by the client only: the workers never see
+the store (a relative path would resolve elsewhere from their directory) and
+leave nothing in it, and the stored results equal an in-process sweep's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import tcpair
+from tcpair.store import Store
+
+pytest.importorskip("distributed")
+
+REPO = Path(__file__).resolve().parents[2]
+CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    pkg_parent = str(Path(tcpair.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """(scheduler address, the workers' directory) of a 2-worker cluster."""
+    work = tmp_path / "workers"
+    work.mkdir()
+    info = tmp_path / "scheduler.json"
+    dask = [sys.executable, "-m"]
+    procs = [
+        subprocess.Popen(
+            [
+                *dask,
+                "distributed.cli.dask_scheduler",
+                *("--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0"),
+                *("--scheduler-file", str(info)),
+            ],
+            cwd=tmp_path,
+            env=_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(info.read_text())["address"]
+        procs.append(
+            subprocess.Popen(
+                [
+                    *dask,
+                    "distributed.cli.dask_worker",
+                    *(address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"),
+                    *("--local-directory", str(tmp_path / "scratch")),
+                ],
+                cwd=work,
+                env=_env(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        from distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, work
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def test_a_sweep_on_a_cluster_is_written_by_the_client_alone(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: tuple[str, Path]
+) -> None:
+    address, work = cluster
+    here = tmp_path / "client"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    Path("tiny.toml").write_text(
+        f'name = "tiny"\nscenario = "{CLRP}"\nseeds = 40\n'
+        'set = { "run.duration" = 0.5 }\n'
+        '[[axis]]\nname = "p"\nparam = "links.wireless.forward.loss.p"\nvalues = [0.0, 0.05]\n'
+    )
+    code, stdout, err = cli("sweep", "tiny.toml", "--out", "store", "--scheduler", address)
+    assert code == 0, err
+    assert "80 runs executed (0 failed)" in " ".join(stdout.split())
+    assert Store("store").check() == []
+    assert [p for p in work.rglob("*") if p.is_file()] == [], "a worker wrote a file"
+    df = tcpair.load_results("store")
+    assert len(df) == 80 and df["run_key"].is_unique and set(df["status"]) == {"ok"}
+    code, _, err = cli("sweep", "tiny.toml", "--out", "ref", "--jobs", "1")
+    assert code == 0, err
+    volatile = ["run_wall_s", "finished_at"]
+
+    def stable(d: pd.DataFrame) -> pd.DataFrame:
+        return d.drop(columns=volatile).sort_values("run_key").reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(stable(df), stable(tcpair.load_results("ref")))
