@@ -127,6 +127,13 @@ def probe(sc: Mapping[str, Any]) -> pd.DataFrame:
     return bs.groupby(["kind", "packet"], sort=True).size().rename("count").reset_index()
 
 
+def can_trace() -> bool:
+    """Whether the core in use records traces (a stand-in core for tests may not)."""
+    from tcpair._errors import require_core
+
+    return hasattr(require_core(), "run_traced")
+
+
 def actions_text(actions: pd.DataFrame) -> str:
     """``caches data, retransmits locally data, ...`` from a probe."""
     if actions.empty:
@@ -162,7 +169,7 @@ def deployment(runs: pd.DataFrame, order: Sequence[str], *, probes: bool = True)
             "FH change": ", ".join(hosts["FH"]) or "no",
             "MH change": ", ".join(hosts["MH"]) or "no",
         }
-        if agents and probes:
+        if agents and probes and can_trace():
             acts = probe(sc)
             row["end-to-end semantics kept"] = "yes" if semantics_kept(acts) else "no"
             row["BS actions seen"] = actions_text(acts)
