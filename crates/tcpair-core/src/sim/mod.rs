@@ -13,6 +13,7 @@
 
 mod accuracy;
 mod agents;
+mod budget;
 mod flow;
 mod hosts;
 mod measure;
@@ -125,7 +126,8 @@ impl Sim {
 
     pub fn new(mut scenario: Scenario, topo: Topology) -> Sim {
         let mut routes = Routes::default();
-        let mut q = EventQueue::new();
+        // One lane per link direction: its arrivals come in time order.
+        let mut q = EventQueue::with_lanes(topo.dirs.len());
         let flows = scenario
             .flows
             .iter()
@@ -263,8 +265,9 @@ impl Sim {
         self.check_slice(self.q.now(), stop)
     }
 
-    /// The checks made once per slice of events: a pending interrupt, and
-    /// the tables' row cap (`output.max_rows`).
+    /// The checks made once per slice of events: a pending interrupt, the
+    /// tables' row cap (`output.max_rows`) and the memory budget
+    /// (`run.memory_budget`).
     #[cold]
     fn check_slice(&self, t: Time, stop: &mut dyn FnMut() -> bool) -> Result<(), SimError> {
         if stop() {
@@ -284,7 +287,7 @@ impl Sim {
                 });
             }
         }
-        Ok(())
+        self.check_memory(|| format!("{:.6}", crate::engine::to_secs(t)))
     }
 
     #[inline]
