@@ -119,6 +119,10 @@ pub struct RunSpec {
     /// Abort with an error after this many events (guards against runaway runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_budget: Option<u64>,
+    /// Abort with an error when the memory the run holds (an estimate,
+    /// checked with the interrupt) passes this size, e.g. `"2GiB"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_budget: Option<serde_json::Value>,
 }
 
 fn zero() -> Quantity {
