@@ -193,6 +193,25 @@ fn a_memory_budget_stops_a_long_run_and_names_itself() {
 }
 
 #[test]
+fn tables_not_kept_leave_the_flows_unchanged() {
+    // A detector (so the accuracy columns count something), a warm-up (so the
+    // measured span starts after the run does) and losses of both kinds.
+    let mut v = one_link("reno", json!({"model": "uniform", "p": 0.03}), 60.0);
+    v["run"]["warmup"] = json!(5.0);
+    v["links"][0]["queue"] = json!(8);
+    v["flows"][0]["tcp"] = json!({"detector": "pr"});
+    let all = run(&v);
+    assert!(all.flows[0].fast_retransmits > 0);
+    v["output"] = json!({"drops": false, "recoveries": false});
+    let lean = run(&v);
+    assert_eq!(lean.flows, all.flows);
+    assert_eq!(lean.summary.accuracy, all.summary.accuracy);
+    assert_eq!(lean.drops["time_s"], json!([]));
+    assert_eq!(lean.recoveries["time_s"], json!([]));
+    assert_ne!(all.drops["time_s"], json!([]));
+}
+
+#[test]
 fn memory_budgets_are_sizes() {
     for (bad, mentions) in [
         (json!(0), "from 1 byte"),

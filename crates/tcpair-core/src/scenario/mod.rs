@@ -67,6 +67,9 @@ pub struct Scenario {
     pub memory_budget: Option<u64>,
     /// The most rows each per-run table may hold (`output.max_rows`).
     pub max_rows: u64,
+    /// `output.drops` and `output.recoveries`: keep those tables.
+    pub keep_drops: bool,
+    pub keep_recoveries: bool,
     pub flows: Vec<FlowPlan>,
     pub timeseries: bool,
     pub sample_interval: Time,
@@ -193,6 +196,8 @@ impl Scenario {
             event_budget: spec.run.event_budget,
             memory_budget: memory_budget(&spec.run)?,
             max_rows: max_rows(&spec.output)?,
+            keep_drops: spec.output.drops,
+            keep_recoveries: spec.output.recoveries,
             flows,
             timeseries: spec.output.timeseries,
             sample_interval: secs(interval),

@@ -148,17 +148,19 @@ impl Sim {
             let now = self.q.now();
             self.trace_packet(now, TraceKind::Drop, &p, (node, Some(dir)), cause.name());
         }
-        self.drops.push(DropRecord {
-            time: self.q.now(),
-            flow: p.flow,
-            kind: p.kind,
-            seq: p.seq,
-            packet_id: p.id,
-            dir,
-            cause,
-            link_kind,
-            retx: p.retx,
-        });
+        if self.scenario.keep_drops {
+            self.drops.push(DropRecord {
+                time: self.q.now(),
+                flow: p.flow,
+                kind: p.kind,
+                seq: p.seq,
+                packet_id: p.id,
+                dir,
+                cause,
+                link_kind,
+                retx: p.retx,
+            });
+        }
         if p.kind == PktKind::Data {
             let f = &mut self.flows[p.flow as usize];
             if let Some((c, k)) = f.lost.insert(p.seq, (cause, link_kind)) {

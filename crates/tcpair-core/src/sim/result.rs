@@ -270,7 +270,7 @@ fn flow_accuracies(sim: &Sim, end: Time) -> Vec<Accuracy> {
     let spans: Vec<(Time, Time)> = (0..sim.flows.len())
         .map(|i| measured_span(sim, i, end))
         .collect();
-    let mut acc = vec![Accuracy::default(); sim.flows.len()];
+    let mut acc: Vec<Accuracy> = sim.flows.iter().map(|f| f.accuracy).collect();
     for r in sim.recoveries.iter() {
         let (begin, stop) = spans[r.flow as usize];
         if (begin..=stop).contains(&r.time) {
