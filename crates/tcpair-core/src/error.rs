@@ -87,8 +87,8 @@ impl fmt::Display for SimError {
             SimError::MemoryBudgetExceeded { budget, held, sim_time_s } => write!(
                 f,
                 "run.memory_budget: the run held about {} at simulated time {sim_time_s} s, over its budget of {}; raise run.memory_budget, lower output.max_rows or shorten run.duration",
-                crate::units::mib(*held),
-                crate::units::mib(*budget),
+                mib(*held),
+                mib(*budget),
             ),
             SimError::Interrupted => write!(f, "interrupted"),
         }
@@ -373,4 +373,9 @@ mod tests {
         let e = from_value::<Demo>(&v).unwrap_err();
         assert_eq!(e.message, "missing required key \"delay\"");
     }
+}
+
+/// A byte count for messages, in MiB ("123.4 MiB").
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }

@@ -102,11 +102,6 @@ pub fn bytes_of(v: &serde_json::Value) -> Result<u32, String> {
 pub const MEMORY_UNITS: &str =
     "B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
 
-/// A byte count for messages, in MiB ("123.4 MiB").
-pub fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-}
-
 /// Bytes in a memory size: a whole number of bytes or a string such as
 /// `"2GiB"` or `"500 MB"`; at least one byte and at most 2^63 bytes.
 pub fn memory_of(v: &serde_json::Value) -> Result<u64, String> {
