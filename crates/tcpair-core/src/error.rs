@@ -289,6 +289,11 @@ fn plain_name(name: &str) -> bool {
         && !name.chars().any(char::is_whitespace)
 }
 
+/// A byte count for messages, in MiB ("123.4 MiB").
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,9 +378,4 @@ mod tests {
         let e = from_value::<Demo>(&v).unwrap_err();
         assert_eq!(e.message, "missing required key \"delay\"");
     }
-}
-
-/// A byte count for messages, in MiB ("123.4 MiB").
-fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
