@@ -49,6 +49,12 @@ from tcpair.cli_common import _stderr, _stdout
     help="With --flows: reno (no BS agent) and BS agents (snoop, eln_snoop, syndrome, clrp).",
 )
 @click.option(
+    "--no-tables",
+    is_flag=True,
+    help="With --flows: keep neither the drops nor the recoveries table (a row per lost "
+    "packet and per recovery; output.drops and output.recoveries false).",
+)
+@click.option(
     "--baseline",
     type=click.Path(dir_okay=False),
     default=None,
@@ -64,6 +70,7 @@ def bench_cmd(
     pairs: int,
     flow_counts: str | None,
     schemes: str,
+    no_tables: bool,
     baseline: str | None,
     record_baseline: bool,
     as_json: bool,
@@ -73,7 +80,7 @@ def bench_cmd(
         _bench_vs_ns2(pairs, as_json)
         return
     if flow_counts is not None:
-        _bench_flows(flow_counts, schemes, duration, as_json)
+        _bench_flows(flow_counts, schemes, duration, as_json, tables=not no_tables)
         return
     if record_baseline and baseline is None:
         raise click.BadParameter("needs --baseline FILE", param_hint="--record-baseline")
@@ -113,7 +120,9 @@ def _ints(text: str, option: str) -> list[int]:
     return values
 
 
-def _bench_flows(flow_counts: str, schemes: str, duration: float, as_json: bool) -> None:
+def _bench_flows(
+    flow_counts: str, schemes: str, duration: float, as_json: bool, *, tables: bool
+) -> None:
     from tcpair.scale import SCHEMES, bench_flows
 
     ns = _ints(flow_counts, "--flows")
@@ -125,19 +134,21 @@ def _bench_flows(flow_counts: str, schemes: str, duration: float, as_json: bool)
         )
     err = _stderr()
     rows = bench_flows(
-        ns, names, duration, progress=lambda n, s: err.print(f"  {s}, {n} flows ...")
+        ns, names, duration, progress=lambda n, s: err.print(f"  {s}, {n} flows ..."),
+        tables=tables,
     )
     if as_json:
         click.echo(json.dumps(rows))
         return
     table = Table(title=f"N flows through one base station, {duration:g} s simulated, one core")
-    cols = ("scheme", "flows", "wall s", "outside loop s", "peak RSS MiB", "events/s",
-            "delivered/s", "us per delivered")
+    cols = ("scheme", "flows", "wall s", "set-up s", "outside loop s", "peak RSS MiB",
+            "events/s", "delivered/s", "us per delivered")
     for col in cols:
         table.add_column(col, justify="right")
     for r in rows:
         table.add_row(
-            r["scheme"], f"{r['flows']:,}", f"{r['wall_s']:.2f}", f"{r['outside_loop_s']:.2f}",
+            r["scheme"], f"{r['flows']:,}", f"{r['wall_s']:.2f}", f"{r['setup_s']:.2f}",
+            f"{r['outside_loop_s']:.2f}",
             f"{r['peak_rss_mib']:.0f}", f"{r['events_per_s'] / 1e6:.2f} M",
             f"{r['delivered_per_s'] / 1e6:.2f} M", f"{r['us_per_delivered']:.2f}",
         )

@@ -32,11 +32,15 @@ def flows_scenario(
     duration: float = 60.0,
     loss: float = 0.01,
     seed: int = 1,
+    tables: bool = True,
 ) -> dict[str, Any]:
     """N flows s_i -> bs -> m_i; ``scheme`` is ``reno`` (no BS agent) or a BS agent's name.
 
     Flow i's wired one-way delay is chosen so that its base RTT is
     ``20 ms + 180 ms * i / max(n - 1, 1)``; windows are 30 packets of 1000 bytes.
+    With ``tables=False`` the run keeps neither the ``drops`` nor the
+    ``recoveries`` table (``output.drops`` and ``output.recoveries`` false: a
+    row per lost packet and per recovery, about 1.5 GB at 10,000 flows and 60 s).
     """
     if not isinstance(n, int) or n < 1:
         raise ScenarioError(f"flows: a positive number of flows is needed, got {n!r}")
@@ -66,6 +70,7 @@ def flows_scenario(
     return {
         "description": f"{n} Reno flows through one base station ({scheme}), mixed RTTs",
         "run": {"duration": float(duration), "seed": int(seed)},
+        "output": {"drops": bool(tables), "recoveries": bool(tables)},
         "nodes": nodes,
         "links": links,
         "flows": flows,
@@ -89,8 +94,9 @@ import json, resource, sys, time
 from tcpair.api import run_json
 from tcpair.scale import flows_scenario
 n, scheme, duration = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+tables = sys.argv[4] == "1"
 t0 = time.perf_counter()
-res = run_json(flows_scenario(n, scheme, duration=duration))
+res = run_json(flows_scenario(n, scheme, duration=duration, tables=tables))
 wall = time.perf_counter() - t0
 s = res["summary"]
 print(json.dumps({
@@ -101,13 +107,15 @@ print(json.dumps({
 """
 
 
-def bench_one(n: int, scheme: str, duration: float, timeout_s: float = 3600.0) -> dict[str, Any]:
+def bench_one(
+    n: int, scheme: str, duration: float, timeout_s: float = 3600.0, tables: bool = True
+) -> dict[str, Any]:
     """One run in a fresh interpreter: its wall time from the scenario to the decoded
     result, the core's loop time (``outside_loop_s`` is the rest: building the
     simulation, validating, encoding the tables), and the process's peak RSS,
     which includes the interpreter and its imports (about 17 MiB)."""
     proc = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration))],
+        [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration)), str(int(tables))],
         capture_output=True, text=True, timeout=timeout_s, check=False,
     )
     if proc.returncode != 0:
@@ -117,6 +125,7 @@ def bench_one(n: int, scheme: str, duration: float, timeout_s: float = 3600.0) -
         flows=n,
         scheme=scheme,
         duration_s=duration,
+        tables=tables,
         outside_loop_s=r["wall_s"] - r["loop_s"],
         events_per_s=r["events"] / r["loop_s"] if r["loop_s"] > 0 else float("nan"),
         delivered_per_s=r["delivered"] / r["loop_s"] if r["loop_s"] > 0 else float("nan"),
@@ -130,14 +139,19 @@ def bench_flows(
     schemes: Iterable[str] = ("reno", "snoop"),
     duration: float = 60.0,
     progress: Callable[[int, str], None] | None = None,
+    tables: bool = True,
 ) -> list[dict[str, Any]]:
-    """:func:`bench_one` for every N x scheme, in order."""
+    """:func:`bench_one` for every N x scheme, in order, each with ``setup_s``: the
+    wall time of the same scenario run for 1 ms (nearly all of it building the
+    simulation and encoding its result)."""
     rows = []
     for scheme in schemes:
         for n in ns:
             if progress:
                 progress(n, scheme)
-            rows.append(bench_one(n, scheme, duration))
+            r = bench_one(n, scheme, duration, tables=tables)
+            r["setup_s"] = bench_one(n, scheme, 0.001, tables=tables)["wall_s"]
+            rows.append(r)
     return rows
 
 

@@ -114,6 +114,35 @@ def test_table_cap_names_the_option() -> None:
         )
 
 
+def test_a_memory_budget_bounds_a_long_run(cli) -> None:
+    """A 1e6 s run with 20% loss would keep a million rows per table; with
+    ``run.memory_budget`` it stops early, naming the budget, and the process
+    never grew much past it."""
+    budget = ["run.memory_budget=48MiB", "links.wireless.forward.loss.p=0.2"]
+    code = f"""
+        import resource, tcpair
+        tcpair.run({CLRP!r}, overrides={{"run.duration": 1}})  # imports what a run needs
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+        try:
+            tcpair.run({CLRP!r}, overrides={LONG_RUN + budget!r})
+        except tcpair.SimulationError as exc:
+            print(exc)
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout.splitlines()
+    before, msg, peak = int(out[0]), out[1], int(out[2])
+    assert msg.startswith("run.memory_budget: the run held about "), out
+    assert "48.0 MiB" in msg and "raise run.memory_budget" in msg, out
+    # Beyond the interpreter and its imports: the budget and a margin.
+    assert peak - before < 48 + 40, out
+    code_, stdout, err = cli("run", CLRP, *[a for kv in LONG_RUN + budget for a in ("--set", kv)])
+    assert code_ == 2 and stdout == ""
+    assert _one_error_line(err).startswith("error: run.memory_budget:")
+
+
 LONG_RUN = ["run.duration=1e6"]
 
 

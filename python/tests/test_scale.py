@@ -45,6 +45,14 @@ def test_bad_arguments_name_the_field() -> None:
         flows_scenario(2, "tahoe")
 
 
+def test_without_tables_the_flows_are_the_same() -> None:
+    full = tcpair.run(flows_scenario(3, "reno", duration=10.0))
+    lean = tcpair.run(flows_scenario(3, "reno", duration=10.0, tables=False))
+    assert len(full.drops) > 0 and len(full.recoveries) > 0
+    assert len(lean.drops) == 0 and len(lean.recoveries) == 0
+    assert lean.flows.equals(full.flows)
+
+
 def test_bench_one_reports_a_run_in_its_own_process() -> None:
     r = bench_one(5, "snoop", 2.0)
     assert r["flows"] == 5 and r["scheme"] == "snoop"

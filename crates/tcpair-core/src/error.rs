@@ -61,6 +61,12 @@ pub enum SimError {
         cap: u64,
         sim_time_s: String,
     },
+    /// The run's estimated memory passed `run.memory_budget`.
+    MemoryBudgetExceeded {
+        budget: u64,
+        held: u64,
+        sim_time_s: String,
+    },
     /// The caller asked the run to stop (Ctrl-C); nothing is returned.
     Interrupted,
 }
@@ -77,6 +83,12 @@ impl fmt::Display for SimError {
             SimError::TableFull { table, cap, sim_time_s } => write!(
                 f,
                 "output.max_rows: the {table} table reached its cap of {cap} rows at simulated time {sim_time_s} s; raise output.max_rows or shorten run.duration"
+            ),
+            SimError::MemoryBudgetExceeded { budget, held, sim_time_s } => write!(
+                f,
+                "run.memory_budget: the run held about {} at simulated time {sim_time_s} s, over its budget of {}; raise run.memory_budget, lower output.max_rows or shorten run.duration",
+                mib(*held),
+                mib(*budget),
             ),
             SimError::Interrupted => write!(f, "interrupted"),
         }
@@ -275,6 +287,11 @@ fn plain_name(name: &str) -> bool {
         && !name.chars().all(|c| c.is_ascii_digit())
         && !name.contains(['.', '[', ']', '*', '='])
         && !name.chars().any(char::is_whitespace)
+}
+
+/// A byte count for messages, in MiB ("123.4 MiB").
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
 #[cfg(test)]

@@ -97,6 +97,47 @@ pub fn bytes_of(v: &serde_json::Value) -> Result<u32, String> {
     Ok(bytes as u32)
 }
 
+/// Memory size units: decimal (`kB`/`KB`, `MB`, `GB`, `TB`) and binary
+/// (`KiB`, `MiB`, `GiB`, `TiB`) multiples of a byte (`B`).
+pub const MEMORY_UNITS: &str =
+    "B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
+
+/// Bytes in a memory size: a whole number of bytes or a string such as
+/// `"2GiB"` or `"500 MB"`; at least one byte and at most 2^63 bytes.
+pub fn memory_of(v: &serde_json::Value) -> Result<u64, String> {
+    let want = || format!("expected a memory size such as \"2GiB\" or a number of bytes, got {v}");
+    let bytes = match v {
+        serde_json::Value::Number(n) => n.as_f64().ok_or_else(want)?,
+        serde_json::Value::String(s) => {
+            let (num, unit) = split_num(s).ok_or_else(want)?;
+            let k: f64 = match unit.as_str() {
+                "" | "B" => 1.0,
+                "kB" | "KB" => 1e3,
+                "MB" => 1e6,
+                "GB" => 1e9,
+                "TB" => 1e12,
+                "KiB" => 1024.0,
+                "MiB" => 1024.0 * 1024.0,
+                "GiB" => 1024.0 * 1024.0 * 1024.0,
+                "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+                _ => {
+                    return Err(format!(
+                        "unknown memory unit {unit:?} in {s:?}; use {MEMORY_UNITS}"
+                    ))
+                }
+            };
+            num * k
+        }
+        _ => return Err(want()),
+    };
+    if !(1.0..=9.223_372_036_854_776e18).contains(&bytes) {
+        return Err(format!(
+            "expected a memory size from 1 byte to 2^63 bytes, got {v}"
+        ));
+    }
+    Ok(bytes.round() as u64)
+}
+
 /// serde `deserialize_with` for byte sizes (`packet_size = "1kB"`).
 pub fn de_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     let v = serde_json::Value::deserialize(d)?;

@@ -164,6 +164,70 @@ fn tables_are_capped_with_a_message_naming_the_option() {
 }
 
 #[test]
+fn a_memory_budget_stops_a_long_run_and_names_itself() {
+    // 1e6 s with 20% loss would keep a million drop rows (the row cap) and
+    // about 1.5 GB with them; the budget stops it at about 8 MiB.
+    let mut v = one_link("reno", json!({"model": "uniform", "p": 0.2}), 1e6);
+    v["run"]["memory_budget"] = json!("8MiB");
+    let t0 = Instant::now();
+    let Err(e) = tcpair_core::sim::run_json(&v.to_string()) else {
+        panic!("a run over its memory budget was not stopped")
+    };
+    let SimError::MemoryBudgetExceeded { budget, held, .. } = e else {
+        panic!("{e}")
+    };
+    assert_eq!(budget, 8 << 20);
+    // Checked every slice of events: it stops soon after passing the budget.
+    assert!(held > budget && held < budget + (2 << 20), "{held}");
+    let msg = e.to_string();
+    assert!(msg.starts_with("run.memory_budget:"), "{msg}");
+    assert!(
+        msg.contains("8.0 MiB") && msg.contains("raise run.memory_budget"),
+        "{msg}"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(30));
+    // Under a generous budget the same run (shortened) completes.
+    v["run"]["duration"] = json!(20.0);
+    v["run"]["memory_budget"] = json!("1 GiB");
+    assert!(run(&v).summary.delivered_data_packets > 0);
+}
+
+#[test]
+fn tables_not_kept_leave_the_flows_unchanged() {
+    // A detector (so the accuracy columns count something), a warm-up (so the
+    // measured span starts after the run does) and losses of both kinds.
+    let mut v = one_link("reno", json!({"model": "uniform", "p": 0.03}), 60.0);
+    v["run"]["warmup"] = json!(5.0);
+    v["links"][0]["queue"] = json!(8);
+    v["flows"][0]["tcp"] = json!({"detector": "pr"});
+    let all = run(&v);
+    assert!(all.flows[0].fast_retransmits > 0);
+    v["output"] = json!({"drops": false, "recoveries": false});
+    let lean = run(&v);
+    assert_eq!(lean.flows, all.flows);
+    assert_eq!(lean.summary.accuracy, all.summary.accuracy);
+    assert_eq!(lean.drops["time_s"], json!([]));
+    assert_eq!(lean.recoveries["time_s"], json!([]));
+    assert_ne!(all.drops["time_s"], json!([]));
+}
+
+#[test]
+fn memory_budgets_are_sizes() {
+    for (bad, mentions) in [
+        (json!(0), "from 1 byte"),
+        (json!("2 parsecs"), "unknown memory unit"),
+        (json!("-1GB"), "from 1 byte"),
+        (json!([1]), "memory size"),
+    ] {
+        expect(
+            |v| v["run"]["memory_budget"] = bad,
+            "run.memory_budget",
+            mentions,
+        );
+    }
+}
+
+#[test]
 fn a_run_stops_when_asked_and_returns_nothing() {
     let v = one_link("reno", json!({"model": "uniform", "p": 0.01}), 1e6);
     let mut asked = 0;

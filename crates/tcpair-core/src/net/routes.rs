@@ -122,27 +122,45 @@ impl<'a> Router<'a> {
 /// index of their next hop, so forwarding is an array lookup (source routing
 /// of static shortest paths; equivalent to per-node routing tables but with
 /// memory linear in the number of flows instead of quadratic in nodes).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Routes {
-    paths: Vec<Vec<DirId>>,
+    /// Every path's hops, one after another (path `p` is
+    /// `hops[start[p]..start[p + 1]]`): two flat arrays that stay in cache
+    /// with thousands of flows, where a vector per path would be one more
+    /// scattered allocation to read per packet and hop.
+    hops: Vec<DirId>,
+    start: Vec<usize>,
+}
+
+impl Default for Routes {
+    fn default() -> Self {
+        Self {
+            hops: Vec::new(),
+            start: vec![0],
+        }
+    }
 }
 
 impl Routes {
     /// Register a path, returning its id.
     pub fn add(&mut self, path: Vec<DirId>) -> u32 {
-        self.paths.push(path);
-        (self.paths.len() - 1) as u32
+        self.hops.extend_from_slice(&path);
+        self.start.push(self.hops.len());
+        (self.start.len() - 2) as u32
     }
 
     /// The whole path `path`.
     pub fn path(&self, path: u32) -> &[DirId] {
-        &self.paths[path as usize]
+        let p = path as usize;
+        &self.hops[self.start[p]..self.start[p + 1]]
     }
 
     /// Link direction for hop `hop` of path `path`, or `None` at the destination.
     #[inline]
     pub fn hop(&self, path: u32, hop: u16) -> Option<DirId> {
-        self.paths[path as usize].get(hop as usize).copied()
+        let p = path as usize;
+        let i = self.start[p] + usize::from(hop);
+        (i < self.start[p + 1]).then(|| self.hops[i])
     }
 }
 

@@ -63,8 +63,13 @@ pub struct Scenario {
     pub warmup: Time,
     pub seed: u64,
     pub event_budget: Option<u64>,
+    /// `run.memory_budget` in bytes (docs/reliability.md).
+    pub memory_budget: Option<u64>,
     /// The most rows each per-run table may hold (`output.max_rows`).
     pub max_rows: u64,
+    /// `output.drops` and `output.recoveries`: keep those tables.
+    pub keep_drops: bool,
+    pub keep_recoveries: bool,
     pub flows: Vec<FlowPlan>,
     pub timeseries: bool,
     pub sample_interval: Time,
@@ -130,6 +135,14 @@ fn check_run(run: &RunSpec) -> Result<(f64, f64), ConfigError> {
     Ok((duration, warmup))
 }
 
+/// `run.memory_budget`: a memory size (bytes, or a string with a unit).
+fn memory_budget(run: &RunSpec) -> Result<Option<u64>, ConfigError> {
+    run.memory_budget
+        .as_ref()
+        .map(|v| crate::units::memory_of(v).map_err(|m| err("run.memory_budget", m)))
+        .transpose()
+}
+
 /// Rows each per-run table may keep unless `output.max_rows` says otherwise
 /// (about 100 MB per table at the widest row).
 pub const DEFAULT_MAX_ROWS: u64 = 1_000_000;
@@ -181,7 +194,10 @@ impl Scenario {
             warmup: secs(warmup),
             seed: spec.run.seed,
             event_budget: spec.run.event_budget,
+            memory_budget: memory_budget(&spec.run)?,
             max_rows: max_rows(&spec.output)?,
+            keep_drops: spec.output.drops,
+            keep_recoveries: spec.output.recoveries,
             flows,
             timeseries: spec.output.timeseries,
             sample_interval: secs(interval),

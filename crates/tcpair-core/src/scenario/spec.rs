@@ -119,6 +119,10 @@ pub struct RunSpec {
     /// Abort with an error after this many events (guards against runaway runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_budget: Option<u64>,
+    /// Abort with an error when the memory the run holds (an estimate,
+    /// checked with the interrupt) passes this size, e.g. `"2GiB"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_budget: Option<serde_json::Value>,
 }
 
 fn zero() -> Quantity {
@@ -453,6 +457,14 @@ pub struct OutputSpec {
     /// hold; a run that would keep more stops with an error naming this key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rows: Option<u64>,
+    /// Keep the `drops` table (a row per lost packet).
+    #[serde(default = "yes")]
+    pub drops: bool,
+    /// Keep the `recoveries` table (a row per fast retransmit, timeout and
+    /// scheme retransmission); the flows' accuracy columns are counted
+    /// either way.
+    #[serde(default = "yes")]
+    pub recoveries: bool,
 }
 
 impl Default for OutputSpec {
@@ -462,6 +474,8 @@ impl Default for OutputSpec {
             interval: default_interval(),
             throughput_window: default_tput_window(),
             max_rows: None,
+            drops: true,
+            recoveries: true,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Per-flow state of a run: the two end points, the flow's timers, what is
 //! measured, and the ground truth of its lost segments.
 
+use super::accuracy::Accuracy;
 use crate::engine::{stream, SimRng, Time};
 use crate::metrics::{DropCauseKind, Histogram, SinkCounters};
 use crate::net::{LinkKind, Routes};
@@ -52,6 +53,9 @@ pub(super) struct FlowState {
     pub released_at: Time,
     /// Data packets the sending jitter holds now (in flight, not on a link).
     pub held: u64,
+    /// The detector's accuracy counts, when the `recoveries` table is not
+    /// kept (`output.recoveries = false`); from the table otherwise.
+    pub accuracy: Accuracy,
 }
 
 impl FlowState {
@@ -90,6 +94,7 @@ impl FlowState {
                 .then(|| stream(seed, &format!("flow/{}/send", plan.name))),
             released_at: 0,
             held: 0,
+            accuracy: Accuracy::default(),
         }
     }
 

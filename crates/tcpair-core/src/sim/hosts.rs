@@ -190,7 +190,11 @@ impl Sim {
             let f = &self.flows[flow as usize];
             r.true_cause = f.lost.get(&r.seq).copied();
             r.true_mixed = r.true_cause.is_some() && f.lost_mixed.contains(&r.seq);
-            self.recoveries.push(r);
+            if self.scenario.keep_recoveries {
+                self.recoveries.push(r);
+            } else {
+                self.count_recovery(flow, &r);
+            }
         }
         for seg in &out.segs {
             let f = &mut self.flows[flow as usize];
@@ -231,6 +235,20 @@ impl Sim {
         }
         if f.finished_at.is_none() && f.sender.finished() {
             f.finished_at = Some(now);
+        }
+    }
+}
+
+impl Sim {
+    /// Count recovery `r` into its flow's accuracy as the pass over the
+    /// `recoveries` table would at the end (`result.rs`): inside the flow's
+    /// measured span, from its start or the end of the warm-up to its finish.
+    fn count_recovery(&mut self, flow: FlowId, r: &RecoveryRecord) {
+        let warmup = self.scenario.warmup;
+        let f = &mut self.flows[flow as usize];
+        let begin = f.plan.start.max(warmup);
+        if r.time >= begin && f.finished_at.is_none_or(|t| r.time <= t) {
+            f.accuracy.add(r);
         }
     }
 }

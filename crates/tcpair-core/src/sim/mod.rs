@@ -13,6 +13,7 @@
 
 mod accuracy;
 mod agents;
+mod budget;
 mod flow;
 mod hosts;
 mod measure;
@@ -129,7 +130,8 @@ impl Sim {
 
     pub fn new(mut scenario: Scenario, topo: Topology) -> Sim {
         let mut routes = Routes::default();
-        let mut q = EventQueue::new();
+        // One lane per link direction: its arrivals come in time order.
+        let mut q = EventQueue::with_lanes(topo.dirs.len());
         let flows = scenario
             .flows
             .iter()
@@ -267,8 +269,9 @@ impl Sim {
         self.check_slice(self.q.now(), stop)
     }
 
-    /// The checks made once per slice of events: a pending interrupt, and
-    /// the tables' row cap (`output.max_rows`).
+    /// The checks made once per slice of events: a pending interrupt, the
+    /// tables' row cap (`output.max_rows`) and the memory budget
+    /// (`run.memory_budget`).
     #[cold]
     fn check_slice(&self, t: Time, stop: &mut dyn FnMut() -> bool) -> Result<(), SimError> {
         if stop() {
@@ -288,7 +291,7 @@ impl Sim {
                 });
             }
         }
-        Ok(())
+        self.check_memory(|| format!("{:.6}", crate::engine::to_secs(t)))
     }
 
     #[inline]
@@ -312,8 +315,8 @@ impl Sim {
 
 /// Run a scenario given as TOML text.
 pub fn run_toml(text: &str) -> Result<RunResult, SimError> {
-    let v = crate::scenario::parse_toml(text)?;
-    Sim::from_value(&v)?.run()
+    let sim = Sim::from_value(&crate::scenario::parse_toml(text)?)?;
+    sim.run()
 }
 
 /// Run a scenario given as JSON text.
@@ -324,8 +327,10 @@ pub fn run_json(text: &str) -> Result<RunResult, SimError> {
 /// Run a scenario given as JSON text, asking `stop` every [`CHECK_EVERY`]
 /// events whether to give up (the Python binding checks for Ctrl-C).
 pub fn run_json_checked(text: &str, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, SimError> {
-    let v = crate::scenario::parse_json(text)?;
-    Sim::from_value(&v)?.run_checked(stop)
+    // The parsed text is dropped before the run: with many flows it is a few
+    // KiB per flow that nothing reads again.
+    let sim = Sim::from_value(&crate::scenario::parse_json(text)?)?;
+    sim.run_checked(stop)
 }
 
 /// Events between two checks for an interrupt and for full tables: about a

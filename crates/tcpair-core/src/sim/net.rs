@@ -31,7 +31,7 @@ impl Sim {
                 match d.offer(now, size) {
                     Accept::ArrivesAt(t) => {
                         self.arena.get_mut(pkt).hop += 1;
-                        self.q.schedule(t, Ev::Arrive { dir, pkt });
+                        self.q.schedule_in(dir, t, Ev::Arrive { dir, pkt });
                         if self.trace.is_some() {
                             self.trace_link(dir, pkt, t);
                         }
@@ -148,17 +148,19 @@ impl Sim {
             let now = self.q.now();
             self.trace_packet(now, TraceKind::Drop, &p, (node, Some(dir)), cause.name());
         }
-        self.drops.push(DropRecord {
-            time: self.q.now(),
-            flow: p.flow,
-            kind: p.kind,
-            seq: p.seq,
-            packet_id: p.id,
-            dir,
-            cause,
-            link_kind,
-            retx: p.retx,
-        });
+        if self.scenario.keep_drops {
+            self.drops.push(DropRecord {
+                time: self.q.now(),
+                flow: p.flow,
+                kind: p.kind,
+                seq: p.seq,
+                packet_id: p.id,
+                dir,
+                cause,
+                link_kind,
+                retx: p.retx,
+            });
+        }
         if p.kind == PktKind::Data {
             let f = &mut self.flows[p.flow as usize];
             if let Some((c, k)) = f.lost.insert(p.seq, (cause, link_kind)) {

@@ -191,14 +191,13 @@ fn scheme_counters(f: &FlowState) -> BTreeMap<&'static str, u64> {
     m
 }
 
-fn flow_result(sim: &Sim, flow: usize, end: Time) -> FlowResult {
+fn flow_result(sim: &Sim, flow: usize, end: Time, accuracy: Accuracy) -> FlowResult {
     let f = &sim.flows[flow];
     let topo = sim.topology();
     let st = f.sender.stats();
     let base = f.base_sender;
     let sink = f.sink_c.minus(&f.base_sink);
-    let begin = f.plan.start.max(sim.scenario().warmup);
-    let stop = f.finished_at.unwrap_or(end).min(end);
+    let (begin, stop) = measured_span(sim, flow, end);
     let t = if stop > begin {
         to_secs(stop - begin)
     } else {
@@ -253,19 +252,35 @@ fn flow_result(sim: &Sim, flow: usize, end: Time) -> FlowResult {
         app_delay_mean_s: f.app_delay.mean().map(|v| v / 1e9),
         app_delay_p95_s: secs(&f.app_delay, 0.95),
         counters: scheme_counters(f),
-        accuracy: flow_accuracy(sim, flow, begin, stop),
+        accuracy,
     }
 }
 
-/// The accuracy of flow `flow`'s detector over [begin, stop].
-fn flow_accuracy(sim: &Sim, flow: usize, begin: Time, stop: Time) -> Accuracy {
-    let mut a = Accuracy::default();
+/// The span a flow is measured over: from the later of its start and the
+/// end of the warm-up to the earlier of its finish and `end`.
+fn measured_span(sim: &Sim, flow: usize, end: Time) -> (Time, Time) {
+    let f = &sim.flows[flow];
+    let begin = f.plan.start.max(sim.scenario().warmup);
+    (begin, f.finished_at.unwrap_or(end).min(end))
+}
+
+/// Each flow's detector accuracy over its measured span, in one pass over
+/// the recoveries (a pass per flow would cost flows x recoveries).
+fn flow_accuracies(sim: &Sim, end: Time) -> Vec<Accuracy> {
+    let spans: Vec<(Time, Time)> = (0..sim.flows.len())
+        .map(|i| measured_span(sim, i, end))
+        .collect();
+    let mut acc: Vec<Accuracy> = sim.flows.iter().map(|f| f.accuracy).collect();
     for r in sim.recoveries.iter() {
-        if r.flow as usize == flow && (begin..=stop).contains(&r.time) {
-            a.add(r);
+        let (begin, stop) = spans[r.flow as usize];
+        if (begin..=stop).contains(&r.time) {
+            acc[r.flow as usize].add(r);
         }
     }
-    a.finish(sim.flows[flow].plan.tcp.detector.name() == detect::none::ENTRY.name)
+    for (a, f) in acc.iter_mut().zip(&sim.flows) {
+        *a = a.finish(f.plan.tcp.detector.name() == detect::none::ENTRY.name);
+    }
+    acc
 }
 
 /// The flows' accuracy counts pooled.
@@ -281,8 +296,10 @@ impl RunResult {
     pub(crate) fn collect(sim: &Sim, wall_s: f64) -> RunResult {
         let sc = sim.scenario();
         let end: Time = sc.duration;
-        let flows: Vec<FlowResult> = (0..sim.flows.len())
-            .map(|i| flow_result(sim, i, end))
+        let flows: Vec<FlowResult> = flow_accuracies(sim, end)
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| flow_result(sim, i, end, a))
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
         let mut packets = sim.counters;
