@@ -35,11 +35,11 @@ class Case:
     ns2_args: tuple[Any, ...]
 
 
-def _one_link(variant: str, p: float, duration: float) -> dict[str, Any]:
+def _one_link(variant: str, p: float, duration: float, bs: str = "") -> dict[str, Any]:
     from tcpair.api import prepare
     from tcpair.ns2 import Point, one_link_overrides
 
-    ov = one_link_overrides(Point(variant, p, 30, limited_transmit=False), duration)
+    ov = one_link_overrides(Point(variant, p, 30, limited_transmit=False, bs=bs), duration)
     return dict(prepare("clrp_one_link", overrides=ov, seed=1))
 
 
@@ -78,6 +78,11 @@ BENCH_CASES: tuple[Case, ...] = (
     Case("reno_p0.05", "one-link path, Reno, p = 0.05, 3000 s",
          lambda: _one_link("reno", 0.05, 3000.0), "one_link.tcl",
          ("reno", 0.05, 30, 50, 3000.0, 1, 0)),
+    # ns-2's Snoop (LL/LLSnoop on a two-node LAN) against tcpair's snoop_ns2, the mode
+    # that behaves as ns-2's does (docs/validation.md).
+    Case("snoop_ns2_p0.05", "one-link path, Reno + ns-2's Snoop, p = 0.05, 3000 s",
+         lambda: _one_link("reno", 0.05, 3000.0, bs="snoop_ns2"), "snoop_lan.tcl",
+         ("reno", 0.05, 30, 50, 3000.0, 1, 0, 1)),
     Case("dumbbell_100", "100 Reno flows, 100 Mb/s dumbbell, 60 s",
          lambda: dumbbell_scenario(100, 100.0, 100, 60.0), "dumbbell.tcl",
          (100, 100, 100, 60.0, 1)),
