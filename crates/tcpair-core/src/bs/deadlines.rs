@@ -35,6 +35,11 @@ impl Deadlines {
         }
     }
 
+    /// Connection `i`'s timer as last noted (`None` once taken by [`Self::take_due`]).
+    pub fn get(&self, i: usize) -> Option<Time> {
+        self.noted.get(i).copied().flatten()
+    }
+
     /// The earliest live deadline (superseded entries are dropped on the way).
     pub fn earliest(&mut self) -> Option<Time> {
         while let Some(&Reverse((t, i))) = self.heap.peek() {

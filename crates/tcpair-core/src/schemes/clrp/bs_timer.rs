@@ -25,24 +25,11 @@ use crate::packet::Retx;
 /// Each connection's deadline, indexed for the earliest one.
 #[derive(Debug, Default)]
 pub(super) struct LocalTimer {
-    at: Vec<Option<Time>>,
     deadlines: Deadlines,
     due: Vec<usize>,
 }
 
 impl LocalTimer {
-    fn set(&mut self, i: usize, t: Option<Time>) {
-        if i >= self.at.len() {
-            self.at.resize(i + 1, None);
-        }
-        self.at[i] = t;
-        self.deadlines.note(i, t);
-    }
-
-    fn get(&self, i: usize) -> Option<Time> {
-        self.at.get(i).copied().flatten()
-    }
-
     pub(super) fn earliest(&mut self) -> Option<Time> {
         self.deadlines.earliest()
     }
@@ -57,12 +44,12 @@ impl ClrpBs {
         };
         let t = if self.conns[i].cache.is_empty() {
             None
-        } else if progressed || self.timer.get(i).is_none() {
+        } else if progressed || self.timer.deadlines.get(i).is_none() {
             Some(now + period)
         } else {
             return;
         };
-        self.timer.set(i, t);
+        self.timer.deadlines.note(i, t);
     }
 
     /// The timers due at `now`: retransmit each connection's oldest cached
@@ -86,7 +73,7 @@ impl ClrpBs {
                 }
                 _ => None,
             };
-            self.timer.set(i, next);
+            self.timer.deadlines.note(i, next);
         }
         self.timer.due = due;
     }
