@@ -314,8 +314,8 @@ def plot_recoveries(pts: pd.DataFrame, out: Path) -> Figure:
 
 def _bursty(ctx: Context, runs: pd.DataFrame) -> pd.DataFrame:
     """The bursty sweep's runs with ``p`` = the chain's stationary loss rate."""
-    loss = ctx.spec.base(ctx.quick)["links"]
-    wl = next(lk for lk in loss if lk.get("name") == "wireless")["forward"]["loss"]
+    links = ctx.spec.base(ctx.quick)["links"]
+    wl = next(lk for lk in links if lk.get("name") == "wireless")["forward"]["loss"]
     p_bg = float(wl["p_bad_to_good"])
     runs = runs.copy()
     runs["p"] = mean_loss(runs[BURST_P].astype(float), p_bg, float(wl.get("loss_bad", 1.0)))
