@@ -163,8 +163,8 @@ pub fn build_from(
 
 #[cfg(test)]
 pub(crate) mod testing {
-    //! The BS agents' shared test helpers: packets and contexts.
-    use super::BsCtx;
+    //! The BS agents' shared test helpers: packets, contexts, counters.
+    use super::{BsAgent, BsCtx, BsOut};
     use crate::net::LinkKind;
     use crate::packet::{FlowId, Packet, PktKind};
 
@@ -186,5 +186,19 @@ pub(crate) mod testing {
             PktKind::Data => Packet::data(flow, (0, 2), 1000, seq, 0),
             PktKind::Ack => Packet::ack(flow, (2, 0), 40, seq, 0, 0),
         }
+    }
+
+    /// The agent's counter `name` for `flow`.
+    pub(crate) fn counter(bs: &dyn BsAgent, flow: FlowId, name: &str) -> u64 {
+        let all = bs.counters(flow).into_iter();
+        all.filter(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .next()
+            .unwrap()
+    }
+
+    /// The sequence numbers the agent injected, drained.
+    pub(crate) fn injected(out: &mut BsOut) -> Vec<u32> {
+        out.inject.drain(..).map(|p| p.seq).collect()
     }
 }

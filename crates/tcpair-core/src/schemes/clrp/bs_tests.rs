@@ -7,11 +7,7 @@ fn bs() -> ClrpBs {
     ClrpBs::new(1, ClrpParams::default())
 }
 fn counter(b: &ClrpBs, name: &str) -> u64 {
-    b.counters(0)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .unwrap()
-        .1
+    crate::bs::testing::counter(b, 0, name)
 }
 
 /// MH -> FH: data `seq` arrives from the MH (UP context: from wireless),

@@ -2,7 +2,7 @@
 //! (Amir et al. 1995 §3.1), the local timer, the limits and the MH -> FH ELN.
 use super::super::params::parse;
 use super::*;
-use crate::bs::testing::{pkt, DOWN, UP};
+use crate::bs::testing::{counter, injected, pkt, DOWN, UP};
 use crate::engine::MS;
 use crate::net::LinkKind;
 use crate::packet::flags;
@@ -27,19 +27,6 @@ fn ack(bs: &mut Snoop, now: Time, flow: FlowId, seq: u32, out: &mut BsOut) -> Ve
     let mut p = pkt(flow, PktKind::Ack, seq);
     p.ts_echo = 77;
     bs.on_packet(now, &UP, &mut p, out)
-}
-
-fn counter(bs: &Snoop, flow: FlowId, name: &str) -> u64 {
-    bs.counters(flow)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .unwrap()
-        .1
-}
-
-/// Injected seqs, drained.
-fn injected(out: &mut BsOut) -> Vec<u32> {
-    out.inject.drain(..).map(|p| p.seq).collect()
 }
 
 #[test]

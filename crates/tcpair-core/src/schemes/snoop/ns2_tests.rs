@@ -2,7 +2,7 @@
 //! of ns-2.35's snoop.cc that differs from the default `snoop`.
 use super::super::ns2_params::parse;
 use super::*;
-use crate::bs::testing::{pkt, DOWN, UP};
+use crate::bs::testing::{counter, injected, pkt, DOWN, UP};
 use crate::engine::MS;
 
 fn snoop() -> SnoopNs2 {
@@ -18,18 +18,6 @@ fn data(bs: &mut SnoopNs2, now: Time, flow: FlowId, seq: u32, out: &mut BsOut) -
 fn ack(bs: &mut SnoopNs2, now: Time, flow: FlowId, seq: u32, out: &mut BsOut) -> Verdict {
     let mut p = pkt(flow, PktKind::Ack, seq);
     bs.on_packet(now, &UP, &mut p, out)
-}
-
-fn counter(bs: &SnoopNs2, flow: FlowId, name: &str) -> u64 {
-    bs.counters(flow)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .unwrap()
-        .1
-}
-
-fn injected(out: &mut BsOut) -> Vec<u32> {
-    out.inject.drain(..).map(|p| p.seq).collect()
 }
 
 /// Packets 0..n cached at time 0, then an ACK for 0 at 1 ms (packet 1 lost).
