@@ -5,7 +5,12 @@
 # The tcpair side is scenarios/clrp_one_link.toml with nodes.bs.bs =
 # ["snoop_ns2"] (SNOOP 1) or [] (SNOOP 0, the same LAN without Snoop).
 #
-#   ns snoop_lan.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP
+#   ns snoop_lan.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP [TRACE]
+#
+# P is a loss rate, or list:FILE for a drop list (ErrorModel/List: the packet
+# numbers in FILE, from 0, are lost; tcpair's `list` model with the same
+# numbers less one, ns-2's SYN being its packet 0). TRACE, if given, is
+# where `trace-all` writes ns-2's packet trace.
 #
 # Translation, beyond one_link.tcl's (packetSize_ 960 = 1000 bytes on the wire,
 # queue-limit = QUEUE + 1, windowInit_ 1, singledup_ = limited transmit):
@@ -13,17 +18,30 @@
 #   so each interface sends at 2 Mb/s x 1064 / 1000: a 1000-byte segment takes
 #   4 ms, as on tcpair's 2 Mb/s link (a 40-byte ACK takes 0.39 ms instead of
 #   0.16 ms, on the uncongested reverse direction).
+# - ns-2's plain Mac and Channel hand a frame to the receiver at its first
+#   bit (Channel::sendUp schedules the reception after the propagation delay;
+#   the transmission time holds only the sender's Mac). tcpair's link, like
+#   ns-2's duplex-link, delivers after the last bit. The receiving Mac's
+#   delay_ adds the transmission time tcpair's link gives the frames that
+#   direction carries: 4 ms for a 1000-byte segment at the MH, 0.16 ms for a
+#   40-byte ACK at the BS. Without it the MH's ACKs reach the BS one
+#   segment time early and Snoop's local retransmissions queue behind fewer
+#   packets (at p = 0.2: 415 against 256 kb/s, docs/validation.md).
 # - The LL delay is the link's 64 us; ns-2's Channel adds 4 us.
 # - The loss sits between the MH's Mac and its LL: after transmission and
 #   propagation, as tcpair's error models act.
 # Prints one line of "key value" pairs.
-if {[llength $argv] != 8} {
-    puts stderr "usage: ns snoop_lan.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP"
+if {[llength $argv] < 8 || [llength $argv] > 9} {
+    puts stderr "usage: ns snoop_lan.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP \[TRACE\]"
     exit 2
 }
-lassign $argv variant p window queue duration seed limited_transmit snoop
+lassign $argv variant p window queue duration seed limited_transmit snoop trace
 
 set ns [new Simulator]
+if {$trace ne ""} {
+    set tf [open $trace w]
+    $ns trace-all $tf
+}
 global defaultRNG
 $defaultRNG seed $seed
 
@@ -42,11 +60,23 @@ foreach n [list $bs $mh] {
     [$nif set ifq_] set limit_ [expr {$queue + 1}]
     [$nif set mac_] set bandwidth_ 2128000
 }
+# tcpair's transmission times on its 2 Mb/s link: a segment, an ACK.
+[[$lan set lanIface_($mh)] set mac_] set delay_ [expr {1000 * 8 / 2.0e6}]
+[[$lan set lanIface_($bs)] set mac_] set delay_ [expr {40 * 8 / 2.0e6}]
 
-set em [new ErrorModel]
+if {[string match list:* $p]} {
+    # ErrorModel/List: the packets numbered in the file (from 0, in arrival
+    # order at the MH; ns-2's first packet is the 40-byte SYN) are lost.
+    set em [new ErrorModel/List]
+    set fd [open [string range $p 5 end]]
+    $em droplist [read $fd]
+    close $fd
+} else {
+    set em [new ErrorModel]
+    $em set rate_ $p
+    $em ranvar [new RandomVariable/Uniform]
+}
 $em unit pkt
-$em set rate_ $p
-$em ranvar [new RandomVariable/Uniform]
 $em drop-target [new Agent/Null]
 set nif [$lan set lanIface_($mh)]
 $em target [$nif set ll_]
@@ -70,7 +100,8 @@ $ftp attach-agent $tcp
 $ns at 0.0 "$ftp start"
 
 proc finish {} {
-    global tcp duration
+    global tcp duration ns trace
+    if {$trace ne ""} { $ns flush-trace }
     set segments [expr {[$tcp set ack_] + 1}]
     puts [format "segments %d goodput_kbps %.6f retransmits %d timeouts %d" \
         $segments [expr {$segments * 1000 * 8 / $duration / 1000.0}] \

@@ -17,6 +17,7 @@ mod check;
 pub mod duplicate;
 pub mod expo;
 pub mod hold;
+pub mod list;
 pub mod markov2;
 pub mod markov2_time;
 pub mod out;
@@ -54,6 +55,7 @@ pub static REGISTRY: &[ModelInfo] = &[
     expo::INFO,
     markov2::INFO,
     markov2_time::INFO,
+    list::INFO,
 ];
 
 /// Build the error model described by `table` (which has a `model` key and,
