@@ -152,7 +152,9 @@ def _wireless_seqs_ns2(trace: str) -> list[int]:
     """Sequence numbers of the data segments the BS puts on the LAN, in order
     (ns-2's trace: `-` events from the BS, node 1, to the LAN, node 3)."""
     out = []
-    for line in open(trace):
+    with open(trace) as fh:
+        lines = fh.read().splitlines()
+    for line in lines:
         f = line.split()
         if f[0] == "-" and f[2:5] == ["1", "3", "tcp"] and f[5] != "40":
             out.append(int(f[10]))
