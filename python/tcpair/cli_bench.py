@@ -202,6 +202,14 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
 )
 @click.option("--snoop", is_flag=True,
               help="Compare ns-2's Snoop (LL/LLSnoop) with tcpair's snoop_ns2 instead.")
+@click.option("--targets", default=None, metavar="NAMES",
+              help="Instead: run these reproduce targets (comma-separated, or all) as shipped "
+                   "and with ns-2's queue counting and backoff, and set their verdicts side "
+                   "by side (needs no ns-2).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("results/ns2-conventions"), show_default=True,
+              help="With --targets: where both sets of runs go.")
+@click.option("--quick", is_flag=True, help="With --targets: the targets' quick grids.")
 def ns2_check_cmd(
     seeds: int,
     duration: float,
@@ -210,9 +218,16 @@ def ns2_check_cmd(
     markdown: bool,
     congestion: str,
     snoop: bool,
+    targets: str | None,
+    out_dir: Path,
+    quick: bool,
 ) -> None:
     """Reno and NewReno over a lossy last hop in tcpair and in ns-2.35, many seeds each."""
     from dataclasses import replace
+
+    if targets is not None:
+        _conventions(targets, out_dir, quick, jobs, csv_path, markdown)
+        return
 
     from tcpair.ns2 import (
         DEFAULT_POINTS,
@@ -254,6 +269,33 @@ def ns2_check_cmd(
             f"{r.outcome} ({r.tolerance:.0%})",
         )
     _stdout().print(table)
+
+
+def _conventions(
+    names: str, out: Path, quick: bool, jobs: int | None, csv_path: str | None, markdown: bool
+) -> None:
+    """``ns2-check --targets``: verdicts as shipped beside ns-2's conventions."""
+    from tcpair.ns2.conventions import compare_conventions, conventions_markdown
+
+    err = _stderr()
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    if not wanted:
+        raise click.BadParameter("name at least one target (or all)", param_hint="--targets")
+    df = compare_conventions(wanted, out, quick=quick, jobs=jobs, say=err.print)
+    if csv_path:
+        Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(csv_path, index=False)
+    if markdown:
+        click.echo(conventions_markdown(df))
+        return
+    table = Table(title="Verdicts as shipped and with ns-2's queue counting and backoff")
+    for col in ("target", "claim", "as shipped", "ns-2's conventions"):
+        table.add_column(col)
+    for r in df.itertuples(index=False):
+        style = "bold" if r.changed else ""
+        table.add_row(r.target, r.claim, r.shipped, r.ns2_conventions, style=style)
+    _stdout().print(table)
+    err.print(f"{int(df['changed'].sum())} of {len(df)} verdicts change")
 
 
 __all__ = ["bench_cmd", "ns2_check_cmd"]
