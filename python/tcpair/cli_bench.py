@@ -200,8 +200,18 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
     show_default=True,
     help="tcpair's congestion op: RFC 5681's arithmetic (reno) or ns-2.35's (reno_ns2).",
 )
+@click.option(
+    "--rto-estimator",
+    type=click.Choice(["rfc6298", "ns2"]),
+    default="rfc6298",
+    show_default=True,
+    help="tcpair's RTO arithmetic: RFC 6298's or ns-2.35's ticks and backoff.",
+)
 @click.option("--snoop", is_flag=True,
               help="Compare ns-2's Snoop (LL/LLSnoop) with tcpair's snoop_ns2 instead.")
+@click.option("--two-links", is_flag=True,
+              help="Compare the MH -> MH path of two wireless hops, plain and with ns-2's Snoop "
+                   "at both base stations, instead.")
 @click.option("--targets", default=None, metavar="NAMES",
               help="Instead: run these reproduce targets (comma-separated, or all) as shipped "
                    "and with ns-2's queue counting and backoff, and set their verdicts side "
@@ -217,7 +227,9 @@ def ns2_check_cmd(
     csv_path: str | None,
     markdown: bool,
     congestion: str,
+    rto_estimator: str,
     snoop: bool,
+    two_links: bool,
     targets: str | None,
     out_dir: Path,
     quick: bool,
@@ -232,6 +244,7 @@ def ns2_check_cmd(
     from tcpair.ns2 import (
         DEFAULT_POINTS,
         SNOOP_POINTS,
+        TWO_LINK_POINTS,
         crosscheck,
         crosscheck_markdown,
         missing_message,
@@ -242,8 +255,9 @@ def ns2_check_cmd(
         _stderr().print(f"ns2-check skipped: {missing_message()}")
         return
     err = _stderr()
+    points = TWO_LINK_POINTS if two_links else SNOOP_POINTS if snoop else DEFAULT_POINTS
     df = crosscheck(
-        [replace(pt, congestion=congestion) for pt in (SNOOP_POINTS if snoop else DEFAULT_POINTS)],
+        [replace(pt, congestion=congestion, rto_estimator=rto_estimator) for pt in points],
         seeds=seeds,
         duration=duration,
         jobs=jobs,

@@ -417,3 +417,12 @@ fn unknown_respond_per() {
         "unknown value \"episode\" (known: \"hole\", \"window\")",
     );
 }
+
+#[test]
+fn unknown_rto_estimator() {
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({ "rto_estimator": "ns3" }),
+        "flows.tcp1.tcp.rto_estimator",
+        "unknown value \"ns3\" (known: rfc6298, ns2)",
+    );
+}

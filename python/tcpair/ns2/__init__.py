@@ -101,9 +101,18 @@ class Point:
     #: tcpair's congestion op: ``reno`` (RFC 5681's arithmetic, the default) or
     #: ``reno_ns2`` (ns-2.35's: docs/tcp.md). ns-2 always runs its own.
     congestion: str = "reno"
+    #: tcpair's RTO arithmetic: ``rfc6298`` (the default) or ``ns2`` (ns-2.35's
+    #: ticks, backoff and srtt clobber: docs/tcp.md).
+    rto_estimator: str = "rfc6298"
     #: The BS agent: "" (none, one_link.tcl) or "snoop_ns2" (ns-2's Snoop on
     #: a two-node LAN, snoop_lan.tcl).
     bs: str = ""
+    #: ``one_link`` (FH -> MH, scenarios/clrp_one_link.toml) or ``two_links``
+    #: (MH -> MH over two wireless hops, scenarios/clrp_two_links.toml and
+    #: two_links.tcl, the agent at both base stations, loss p on each hop).
+    path: str = "one_link"
+    #: The sender reacts to ELN marks (ns-2's ``eln_``, tcpair's ``tcp.eln``).
+    eln: bool = False
 
     def tolerance(self) -> float:
         """Allowed relative difference: 5% up to p = 5%, 10% above."""
@@ -117,6 +126,7 @@ def one_link_overrides(point: Point, duration: float) -> dict[str, Any]:
         "flows.tcp1.window": point.window,
         "flows.tcp1.tcp.limited_transmit": point.limited_transmit,
         "flows.tcp1.tcp.congestion": point.congestion,
+        "flows.tcp1.tcp.rto_estimator": point.rto_estimator,
         "links.wireless.forward.loss": {"model": "uniform", "p": point.p},
         "links.*.queue": point.queue,
         "nodes.bs.bs": [point.bs] if point.bs else [],
@@ -124,21 +134,48 @@ def one_link_overrides(point: Point, duration: float) -> dict[str, Any]:
     }
 
 
+def two_links_overrides(point: Point, duration: float) -> dict[str, Any]:
+    """tcpair's side of ``two_links.tcl``: scenarios/clrp_two_links.toml."""
+    loss = {"model": "uniform", "p": point.p}
+    agents = [point.bs] if point.bs else []
+    return {
+        "flows.tcp1.variant": point.variant,
+        "flows.tcp1.window": point.window,
+        "flows.tcp1.tcp.limited_transmit": point.limited_transmit,
+        "flows.tcp1.tcp.congestion": point.congestion,
+        "flows.tcp1.tcp.rto_estimator": point.rto_estimator,
+        "flows.tcp1.tcp.eln": point.eln,
+        "links.wl1.forward.loss": loss,
+        "links.wl2.forward.loss": loss,
+        "links.*.queue": point.queue,
+        "nodes.bs1.bs": agents,
+        "nodes.bs2.bs": agents,
+        "run.duration": duration,
+    }
+
+
 def tcpair_one_link(point: Point, duration: float, seed: int) -> dict[str, float]:
+    """One tcpair run of ``point`` (either path; the name is historical)."""
     from tcpair.api import prepare, run_json
 
-    sc = prepare("clrp_one_link", overrides=one_link_overrides(point, duration), seed=seed)
+    if point.path == "two_links":
+        sc = prepare("clrp_two_links", overrides=two_links_overrides(point, duration), seed=seed)
+    else:
+        sc = prepare("clrp_one_link", overrides=one_link_overrides(point, duration), seed=seed)
     flow = run_json(sc)["flows"][0]
     return {m: float(flow[m]) for m in METRICS}
 
 
 def ns2_one_link(point: Point, duration: float, seed: int) -> dict[str, float]:
+    """One ns-2 run of ``point`` (either path)."""
     lt = int(point.limited_transmit)
     args = (point.variant, point.p, point.window, point.queue, duration, seed, lt)
-    if point.bs == "snoop_ns2":
-        out = run_ns2("snoop_lan.tcl", (*args, 1))
-    elif point.bs:
+    if point.bs not in ("", "snoop_ns2"):
         raise ScenarioError(f"bs: ns-2 has no counterpart of {point.bs!r} (use snoop_ns2 or none)")
+    if point.path == "two_links":
+        out = run_ns2("two_links.tcl", (*args, int(point.bs == "snoop_ns2"), int(point.eln)))
+    elif point.bs == "snoop_ns2":
+        out = run_ns2("snoop_lan.tcl", (*args, 1))
     else:
         out = run_ns2("one_link.tcl", args)
     return {m: out[m] for m in METRICS}
@@ -150,6 +187,14 @@ DEFAULT_POINTS = tuple(
     for v in ("reno", "newreno")
     for w in (8, 30)
     for p in (0.001, 0.01, 0.02, 0.05, 0.1)
+)
+
+#: The CLRP paper's MH -> MH path, plain and with ns-2's Snoop at both base
+#: stations (the sender not ELN-aware, ns-2.35's default), Reno.
+TWO_LINK_POINTS = tuple(
+    Point("reno", p, 30, True, bs=bs, path="two_links")
+    for bs in ("", "snoop_ns2")
+    for p in (0.01, 0.04, 0.06, 0.08, 0.1)
 )
 
 #: ns-2's Snoop (tcpair's ``snoop_ns2``) on the same path, ns-2.35's default
@@ -200,11 +245,14 @@ def _row(pt: Point, seeds: int, ours: dict, theirs: dict) -> dict[str, Any]:
     row: dict[str, Any] = {
         "variant": pt.variant,
         "bs": pt.bs,
+        "path": pt.path,
+        "eln": pt.eln,
         "p": pt.p,
         "window": pt.window,
         "limited_transmit": pt.limited_transmit,
         "queue": pt.queue,
         "congestion": pt.congestion,
+        "rto_estimator": pt.rto_estimator,
         "seeds": seeds,
     }
     keys = [(pt, s) for s in range(1, seeds + 1)]
@@ -243,6 +291,8 @@ def crosscheck_markdown(df: pd.DataFrame) -> str:
     lines = []
     for r in df.itertuples(index=False):
         name = f"{r.variant} + {r.bs}" if r.bs else r.variant
+        if getattr(r, "path", "one_link") == "two_links":
+            name += " (MH -> MH" + (", ELN" if r.eln else "") + ")"
         lines.append(
             f"| {name} | {'on' if r.limited_transmit else 'off'} | {r.window} | {r.p:g} | "
             f"{_pm(r.goodput_kbps_ns2, r.goodput_kbps_ns2_ci95)} | "
@@ -266,6 +316,7 @@ __all__ = [
     "BENCH_CASES",
     "DEFAULT_POINTS",
     "SNOOP_POINTS",
+    "TWO_LINK_POINTS",
     "Ns2Missing",
     "Point",
     "bench_vs_ns2",
@@ -273,4 +324,5 @@ __all__ = [
     "crosscheck_markdown",
     "ns_binary",
     "run_ns2",
+    "two_links_overrides",
 ]

@@ -263,6 +263,7 @@ fn fill_tcp(t: &mut TcpSpec, c: &TcpConfig) {
     t.max_rto = q(c.max_rto);
     t.granularity = q(c.granularity);
     t.max_backoff = Some(c.max_backoff);
+    t.rto_estimator = Some(c.rto_estimator.name().to_string());
     t.respond_per = Some(c.respond_per.name().to_string());
 }
 

@@ -350,6 +350,9 @@ pub struct TcpSpec {
     pub granularity: Option<Quantity>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_backoff: Option<u32>,
+    /// The RTO's arithmetic: `"rfc6298"` (default) or `"ns2"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_estimator: Option<String>,
     /// Congestion op: a name (`"veno"`) or a table with `name` and its
     /// parameters; default: the variant's.
     #[serde(default, skip_serializing_if = "Option::is_none")]

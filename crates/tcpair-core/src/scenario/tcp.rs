@@ -7,7 +7,7 @@ use crate::error::{in_range, ConfigError};
 use crate::limits;
 use crate::registry::{self, Builder, Entry};
 use crate::schemes::clrp::mh::MhConfig;
-use crate::tcp::{cc, detect, respond, Preset, RespondPer, TcpConfig, VARIANTS};
+use crate::tcp::{cc, detect, respond, Preset, RespondPer, RtoEstimatorKind, TcpConfig, VARIANTS};
 
 /// The preset a flow's `variant` names.
 pub(super) fn preset(p: &str, variant: &str) -> Result<Preset, ConfigError> {
@@ -62,6 +62,7 @@ pub(super) fn config(p: &str, f: &FlowSpec, preset: Preset) -> Result<TcpConfig,
         max_rto: secs_or("max_rto", &t.max_rto, d.max_rto)?,
         granularity: secs_or("granularity", &t.granularity, d.granularity)?,
         max_backoff: t.max_backoff.unwrap_or(d.max_backoff),
+        rto_estimator: rto_estimator(&path, t)?,
         total_segments: f.segments,
         clrp: clrp(&path, t)?,
     };
@@ -166,6 +167,18 @@ fn respond_per(path: &str, t: &TcpSpec) -> Result<RespondPer, ConfigError> {
             err(
                 format!("{path}.respond_per"),
                 format!("unknown value {v:?} (known: {})", RespondPer::NAMES),
+            )
+        }),
+    }
+}
+
+fn rto_estimator(path: &str, t: &TcpSpec) -> Result<RtoEstimatorKind, ConfigError> {
+    match t.rto_estimator.as_deref() {
+        None => Ok(RtoEstimatorKind::Rfc6298),
+        Some(v) => RtoEstimatorKind::parse(v).ok_or_else(|| {
+            err(
+                format!("{path}.rto_estimator"),
+                format!("unknown value {v:?} (known: {})", RtoEstimatorKind::NAMES),
             )
         }),
     }

@@ -31,6 +31,7 @@ pub mod detect;
 pub mod history;
 pub mod respond;
 pub mod rto;
+pub mod rto_ns2;
 pub mod scoreboard;
 pub mod sender;
 pub mod sink;
@@ -55,6 +56,34 @@ pub enum Recovery {
     NewReno,
     /// RFC 6675 conservative SACK-based recovery.
     Sack,
+}
+
+/// The RTO estimator's arithmetic (`tcp.rto_estimator`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtoEstimatorKind {
+    /// RFC 6298 in integer nanoseconds (the default).
+    Rfc6298,
+    /// ns-2.35's: ticks of `granularity`, its backoff and srtt clobber (`rto_ns2`).
+    Ns2,
+}
+
+impl RtoEstimatorKind {
+    pub const NAMES: &'static str = "rfc6298, ns2";
+
+    pub fn parse(v: &str) -> Option<Self> {
+        match v {
+            "rfc6298" => Some(Self::Rfc6298),
+            "ns2" => Some(Self::Ns2),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rfc6298 => "rfc6298",
+            Self::Ns2 => "ns2",
+        }
+    }
 }
 
 /// How often the responder answers within one window of data.
@@ -225,6 +254,8 @@ pub struct TcpConfig {
     pub granularity: Time,
     /// Maximum backoff multiplier of the RTO (ns-2 `maxrto_`-style cap: 64).
     pub max_backoff: u32,
+    /// The RTO's arithmetic: RFC 6298's or ns-2.35's.
+    pub rto_estimator: RtoEstimatorKind,
     /// Number of segments to send; `None` is a bulk (infinite) source.
     pub total_segments: Option<u64>,
     /// TCP-MH sender of CLRP (Sun et al. 2005 §II.A), or None.
@@ -250,6 +281,7 @@ impl Default for TcpConfig {
             max_rto: 60 * SEC,
             granularity: 10 * MS,
             max_backoff: 64,
+            rto_estimator: RtoEstimatorKind::Rfc6298,
             total_segments: None,
             clrp: None,
         }

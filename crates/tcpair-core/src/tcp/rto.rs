@@ -4,7 +4,8 @@
 //! integer division (truncation below 1 ns is irrelevant at simulated RTTs and
 //! keeps runs bit-identical across platforms).
 
-use super::TcpConfig;
+use super::rto_ns2::Ns2Rto;
+use super::{RtoEstimatorKind, TcpConfig};
 use crate::engine::Time;
 
 /// SRTT/RTTVAR estimator with exponential backoff.
@@ -19,6 +20,8 @@ pub struct RtoEstimator {
     max_backoff: u32,
     /// Current backoff multiplier (1, 2, 4, ... up to `max_backoff`).
     backoff: u32,
+    /// ns-2.35's tick arithmetic in place of RFC 6298's (`rto_estimator = "ns2"`).
+    ns2: Option<Ns2Rto>,
 }
 
 impl RtoEstimator {
@@ -38,23 +41,39 @@ impl RtoEstimator {
             granularity,
             max_backoff: max_backoff.max(1),
             backoff: 1,
+            ns2: None,
         }
     }
 
+    /// The same, with ns-2.35's arithmetic (ticks of `granularity`).
+    pub fn ns2(mut self) -> Self {
+        self.ns2 = Some(Ns2Rto::new(self.granularity));
+        self
+    }
+
     pub fn from_config(cfg: &TcpConfig) -> Self {
-        Self::new(
+        let e = Self::new(
             cfg.initial_rto,
             cfg.min_rto,
             cfg.max_rto,
             cfg.granularity,
             cfg.max_backoff,
-        )
+        );
+        match cfg.rto_estimator {
+            RtoEstimatorKind::Rfc6298 => e,
+            RtoEstimatorKind::Ns2 => e.ns2(),
+        }
     }
 
     /// Feed one RTT measurement `r` (RFC 6298 §2.2/§2.3). A valid sample also
     /// ends any backoff (RFC 6298 §5.7: the backed-off RTO is kept until a new
     /// sample is taken).
     pub fn sample(&mut self, r: Time) {
+        self.backoff = 1;
+        if let Some(n) = &mut self.ns2 {
+            n.sample(r);
+            return;
+        }
         match self.srtt {
             None => {
                 // §2.2: SRTT <- R, RTTVAR <- R/2.
@@ -68,13 +87,17 @@ impl RtoEstimator {
                 self.srtt = Some((7 * srtt + r) / 8);
             }
         }
-        self.backoff = 1;
     }
 
     /// The RTO without backoff: SRTT + max(G, 4 RTTVAR) clamped to
     /// [min_rto, max_rto] (RFC 6298 §2.4/§2.5), or the initial RTO before any
     /// sample (§2.1).
     pub fn base_rto(&self) -> Time {
+        if let Some(n) = &self.ns2 {
+            // ns-2.35 rtt_timeout(): minrto_ clamps t_rtxcur_ before the backoff.
+            let cur = n.rtxcur(self.initial_rto).max(self.min_rto);
+            return cur.min(self.max_rto.max(self.min_rto));
+        }
         match self.srtt {
             None => self.initial_rto.min(self.max_rto),
             Some(srtt) => {
@@ -94,6 +117,18 @@ impl RtoEstimator {
 
     /// Double the multiplier after a timeout (RFC 6298 §5.5), up to `max_backoff`.
     pub fn backoff(&mut self) {
+        if self.ns2.is_some() {
+            // ns-2.35 rtt_backoff() with rfc2988_: double below 64x, or while the
+            // backed-off RTO is still under maxrto_; then the srtt clobber.
+            if self.backoff < self.max_backoff || self.rto() < self.max_rto {
+                self.backoff = self.backoff.saturating_mul(2);
+            }
+            let b = self.backoff;
+            if let Some(n) = &mut self.ns2 {
+                n.after_backoff(b);
+            }
+            return;
+        }
         self.backoff = (self.backoff.saturating_mul(2)).min(self.max_backoff);
     }
 
@@ -102,11 +137,17 @@ impl RtoEstimator {
     }
 
     pub fn srtt(&self) -> Option<Time> {
-        self.srtt
+        match &self.ns2 {
+            Some(n) => n.srtt(),
+            None => self.srtt,
+        }
     }
 
     pub fn rttvar(&self) -> Time {
-        self.rttvar
+        match &self.ns2 {
+            Some(n) => n.rttvar(),
+            None => self.rttvar,
+        }
     }
 }
 
@@ -190,5 +231,26 @@ mod tests {
         // 3, 6, 12, 24, 48, 60 (cap), 60 s.
         let s: Vec<u64> = seen.iter().map(|t| t / SEC).collect();
         assert_eq!(s, vec![3, 6, 12, 24, 48, 60, 60]);
+    }
+
+    #[test]
+    fn ns2_mode_keeps_doubling_to_max_rto_and_clamps_min_first() {
+        let mut e = est().ns2();
+        e.sample(95 * MS); // 300 ms, as in rto_ns2's test
+        assert_eq!(e.rto(), 300 * MS);
+        let mut seen = vec![];
+        for _ in 0..12 {
+            e.backoff();
+            seen.push(e.backoff_multiplier());
+        }
+        // 64x stops RFC 6298 mode; ns-2 doubles while the RTO is under 60 s:
+        // 300 ms x 128 = 38.4 s < 60 s, so 256x, whose RTO is capped at 60 s.
+        assert_eq!(seen[..9], [2, 4, 8, 16, 32, 64, 128, 256, 256]);
+        assert_eq!(e.rto(), 60 * SEC);
+        // a sample ends the backoff and, srtt having been clobbered, starts afresh
+        e.sample(30 * MS);
+        assert_eq!(e.backoff_multiplier(), 1);
+        // 3 ticks: srtt 24, rttvar 6, ((6 << 3) + 24) >> 3 = 9 ticks = 90 ms -> 200 ms
+        assert_eq!(e.rto(), 200 * MS);
     }
 }

@@ -1,0 +1,102 @@
+# ns-2.35 side of the two-wireless-link check (docs/clrp.md, docs/validation.md):
+# the CLRP paper's MH -> MH path (Sun et al. 2005 Fig. 3, tcpair's
+# scenarios/clrp_two_links.toml): MH1 -- BS1 over a wireless hop, BS1 -- BS2
+# over a 10 Mb/s 100 ms wired link, BS2 -- MH2 over a second wireless hop, one
+# bulk TCP flow MH1 -> MH2, uniform packet loss p on each hop's data direction.
+# Each wireless hop is a two-node LAN as in snoop_lan.tcl, its base-station end
+# running ns-2's Snoop (LL/LLSnoop) when SNOOP is 1, a plain LL when 0.
+#
+#   ns two_links.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP ELN
+#
+# ELN is the sender's eln_ (1: MH1 reacts to the ELN marks BS1's Snoop sets on
+# the ACKs it relays toward MH1; ns-2.35's default is 0).
+# Translation as in snoop_lan.tcl: packetSize_ 960 (1000 bytes on the wire),
+# queue-limit = QUEUE + 1, windowInit_ 1, singledup_ = limited transmit, the
+# Macs' bandwidth_ 2.128 Mb/s (their 64-byte header), and each receiving Mac's
+# delay_ the transmission time tcpair's 2 Mb/s link gives the frames it
+# receives (a segment at BS1 and MH2, an ACK at MH1 and BS2), since ns-2's
+# plain Mac hands a frame up at its first bit. tcpair's expo loss and ns-2's
+# uniform ErrorModel are the same process in distribution (geometric gaps).
+# Prints one line of "key value" pairs.
+if {[llength $argv] != 9} {
+    puts stderr "usage: ns two_links.tcl VARIANT P WINDOW QUEUE DURATION SEED LIMITED_TRANSMIT SNOOP ELN"
+    exit 2
+}
+lassign $argv variant p window queue duration seed limited_transmit snoop eln
+
+set ns [new Simulator]
+global defaultRNG
+$defaultRNG seed $seed
+
+set mh1 [$ns node]
+set bs1 [$ns node]
+set bs2 [$ns node]
+set mh2 [$ns node]
+$ns duplex-link $bs1 $bs2 10Mb 100ms DropTail
+foreach {a b} [list $bs1 $bs2 $bs2 $bs1] {
+    $ns queue-limit $a $b [expr {$queue + 1}]
+}
+set ll [expr {$snoop ? "LL/LLSnoop" : "LL"}]
+set seg [expr {1000 * 8 / 2.0e6}]
+set ack [expr {40 * 8 / 2.0e6}]
+
+# A two-node LAN: BS (Snoop or not) and MH; `rx` gives each end's receive delay.
+proc wireless_hop {bs mh rx_bs rx_mh} {
+    global ns ll queue
+    set lan [$ns make-lan [list $bs] 2Mb 64us $ll Queue/DropTail Mac Channel]
+    $lan addNode [list $mh] 2Mb 64us LL Queue/DropTail Mac
+    foreach n [list $bs $mh] d [list $rx_bs $rx_mh] {
+        set nif [$lan set lanIface_($n)]
+        [$nif set ifq_] set limit_ [expr {$queue + 1}]
+        [$nif set mac_] set bandwidth_ 2128000
+        [$nif set mac_] set delay_ $d
+    }
+    return $lan
+}
+
+# Loss on what `node` receives over `lan` (after transmission, as in tcpair).
+proc lossy {lan node} {
+    global p
+    set em [new ErrorModel]
+    $em unit pkt
+    $em set rate_ $p
+    $em ranvar [new RandomVariable/Uniform]
+    $em drop-target [new Agent/Null]
+    set nif [$lan set lanIface_($node)]
+    $em target [$nif set ll_]
+    [$nif set mac_] up-target $em
+}
+
+set lan1 [wireless_hop $bs1 $mh1 $seg $ack]
+set lan2 [wireless_hop $bs2 $mh2 $ack $seg]
+lossy $lan1 $bs1
+lossy $lan2 $mh2
+
+switch -- $variant {
+    reno    { set tcp [new Agent/TCP/Reno] }
+    newreno { set tcp [new Agent/TCP/Newreno] }
+    default { puts stderr "unknown variant $variant (reno | newreno)"; exit 2 }
+}
+$tcp set window_ $window
+$tcp set packetSize_ 960
+$tcp set windowInit_ 1
+$tcp set singledup_ $limited_transmit
+$tcp set eln_ $eln
+set sink [new Agent/TCPSink]
+$ns attach-agent $mh1 $tcp
+$ns attach-agent $mh2 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns at 0.0 "$ftp start"
+
+proc finish {} {
+    global tcp duration
+    set segments [expr {[$tcp set ack_] + 1}]
+    puts [format "segments %d goodput_kbps %.6f retransmits %d timeouts %d" \
+        $segments [expr {$segments * 1000 * 8 / $duration / 1000.0}] \
+        [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
+    exit 0
+}
+$ns at $duration "finish"
+$ns run
