@@ -417,3 +417,17 @@ fn unknown_respond_per() {
         "unknown value \"episode\" (known: \"hole\", \"window\")",
     );
 }
+
+#[test]
+fn a_python_part_needs_the_python_package() {
+    expect(
+        detector(json!({"python": "mymod:MyDetector"})),
+        "flows.tcp1.tcp.detector.python",
+        "only from the Python package",
+    );
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({ "responder": {"python": "mymod:R"} }),
+        "flows.tcp1.tcp.responder.python",
+        "only from the Python package",
+    );
+}
