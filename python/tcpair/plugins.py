@@ -19,12 +19,13 @@ an in-process run can see.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import json
 import os
 import sys
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -71,15 +72,49 @@ def _on_path(dirs: Sequence[str]) -> Iterator[None]:
                 sys.path.remove(d)
 
 
+def _references(scenario: Any) -> Iterator[Any]:
+    """The ``python`` values of a scenario's parts."""
+    flows = scenario.get("flows") if isinstance(scenario, Mapping) else None
+    for f in flows if isinstance(flows, list) else []:
+        tcp = f.get("tcp") if isinstance(f, Mapping) else None
+        for part in tcp.values() if isinstance(tcp, Mapping) else ():
+            if isinstance(part, Mapping) and "python" in part:
+                yield part["python"]
+
+
 def uses_plugins(scenario: Any) -> bool:
     """Whether a scenario names a part written in Python."""
-    flows = scenario.get("flows") if isinstance(scenario, dict) else None
-    for f in flows if isinstance(flows, list) else []:
-        tcp = f.get("tcp") if isinstance(f, dict) else None
-        for part in (tcp or {}).values() if isinstance(tcp, dict) else ():
-            if isinstance(part, dict) and "python" in part:
-                return True
-    return False
+    return next(_references(scenario), None) is not None
+
+
+_hashes: dict[tuple[str, int, int], str] = {}
+
+
+def fingerprint(scenario: Any) -> dict[str, str] | None:
+    """For a stored run's key: each Python part's reference and the SHA-256 of the
+    file that defines its module (None without a Python part), so that editing the
+    file makes new runs. Only that file counts, not the modules it imports."""
+    refs = sorted({r for r in _references(scenario) if isinstance(r, str)})
+    return {r: _source_hash(r) for r in refs} or None
+
+
+def _source_hash(reference: str) -> str:
+    name = reference.partition(":")[0]
+    try:
+        module = sys.modules.get(name)
+        if module is None:
+            with _on_path(search_dirs()):
+                module = importlib.import_module(name)
+        path = getattr(module, "__file__", None)
+        if not path:
+            return ""
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _hashes:
+            _hashes[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return _hashes[key]
+    except Exception:  # the core reports what cannot be imported, naming the field
+        return ""
 
 
 def _import(path: str, reference: str) -> Any:
@@ -149,4 +184,13 @@ def _ours(filename: str) -> bool:
     return os.path.abspath(filename) == os.path.abspath(__file__) or "importlib" in filename
 
 
-__all__ = ["METHODS", "PluginSpecError", "add_dirs", "describe", "load", "search_dirs"]
+__all__ = [
+    "METHODS",
+    "PluginSpecError",
+    "add_dirs",
+    "describe",
+    "fingerprint",
+    "load",
+    "search_dirs",
+    "uses_plugins",
+]

@@ -264,3 +264,37 @@ def test_sweeps_import_the_user_s_module_on_workers(tmp_path: Path, backend: dic
     first = fails["error"].iloc[0]
     assert first.startswith("flows.tcp1.tcp.detector: userparts:Boom.classify raised Zero")
     assert 'userparts.py", line 16, in classify' in first
+
+
+def test_editing_the_module_makes_new_runs(tmp_path: Path) -> None:
+    spec = _sweep(tmp_path, {"detector": {"python": "userparts:Twin"}}, "edit")
+    first = tcpair.sweep(spec, tmp_path / "out", progress=False, jobs=1)
+    assert first.stats[0].executed == 4
+    again = tcpair.sweep(spec, tmp_path / "out", progress=False, jobs=1)
+    assert again.stats[0].executed == 0
+    module = tmp_path / "userparts.py"
+    module.write_text(module.read_text() + "\n# edited\n")
+    edited = tcpair.sweep(spec, tmp_path / "out", progress=False, jobs=1)
+    assert edited.stats[0].executed == 4
+
+
+def test_a_class_of_the_running_script_runs_in_process(tmp_path: Path) -> None:
+    script = f"""
+import tcpair
+from tcpair.examples.lda import LdaEq
+
+class Mine(LdaEq):
+    pass
+
+over = {{"run.duration": 20}}
+ref = tcpair.run({str(LDA)!r}, overrides={{**over, "flows.tcp1.tcp.detector": "lda_eq"}})
+mine = tcpair.run({str(LDA)!r},
+                  overrides={{**over, "flows.tcp1.tcp.detector": {{"python": "__main__:Mine"}}}})
+assert mine.recoveries.equals(ref.recoveries)
+print("same", len(mine.recoveries))
+"""
+    res = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("same ")
