@@ -298,3 +298,15 @@ print("same", len(mine.recoveries))
     )
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("same ")
+
+
+def test_a_traced_run_calls_the_python_part_too(tmp_path: Path) -> None:
+    sc = _scenario(tmp_path, {"detector": {"python": "userparts:Twin"}})
+    over = {"run.duration": 15}
+    traced = tcpair.run(sc, overrides=over, trace=tmp_path / "t.parquet")
+    plain = tcpair.run(LDA, overrides={**over, "flows.tcp1.tcp.detector": "lda_eq"})
+    _same_decisions(plain, traced)
+    assert len(traced.trace) > 0
+    boom = _scenario(tmp_path / "b", {"detector": {"python": "userparts:Boom"}})
+    with pytest.raises(PluginError, match=r"^flows\.tcp1\.tcp\.detector: userparts:Boom"):
+        tcpair.run(boom, trace=True)
