@@ -101,6 +101,16 @@ def test_the_python_lda_eq_decides_as_the_built_in(seed: int, p: float) -> None:
     assert twin.flows.iloc[0]["detector"] == "python"
 
 
+@pytest.mark.parametrize(("name", "cls"), [("veno", "Veno"), ("jtcp", "Jtcp")])
+def test_the_python_veno_and_jtcp_decide_as_the_built_in(name: str, cls: str) -> None:
+    for seed in (1, 2):
+        built_in = _run({"detector": name}, seed)
+        twin = _run({"detector": {"python": f"{EXAMPLE}:{cls}"}}, seed)
+        fr = built_in.recoveries[built_in.recoveries.event == "fast_retransmit"]
+        assert set(fr.verdict) == {"wireless", "congestion"}
+        _same_decisions(built_in, twin)
+
+
 @pytest.mark.parametrize("method", [21, 24, 13, 17])
 def test_the_python_table1_responds_as_the_built_in(method: int) -> None:
     built_in = _run({"detector": "lda_eq", "responder": method})

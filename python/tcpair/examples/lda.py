@@ -4,8 +4,8 @@
 Name them in a scenario as ``tcp.detector = {python = "tcpair.examples.lda:LdaEq"}``
 and ``tcp.responder = {python = "tcpair.examples.lda:Restore"}``. Times in the
 context are integer nanoseconds, as in the core, so these compute the same
-figures bit for bit and make the same decisions as ``lda_eq``, responder 1 and
-responders 11-17/21-27.
+figures bit for bit and make the same decisions as the detectors ``lda_eq``,
+``veno`` and ``jtcp``, responder 1 and responders 11-17/21-27.
 """
 
 from __future__ import annotations
@@ -36,6 +36,47 @@ class LdaEq:
             return "congestion"
         q = 0.0 if hi == lo else (cur - lo) / (hi - lo)
         return "wireless" if q < self.threshold else "congestion"
+
+
+class Veno:
+    """Veno's backlog as a detector (Fu and Liew 2003, §II.A-B; Park et al. 2010,
+    §2): N = FlightSize (RTT - BaseRTT) / RTT, RTT the smallest sample of the
+    last completed round trip; N below ``beta`` packets means a wireless loss.
+    As the core's ``veno`` detector: congestion before a round has completed."""
+
+    def __init__(self, beta: float = 3.0) -> None:
+        if not beta > 0.0:
+            raise ValueError(f"beta must be a positive number of packets, got {beta}")
+        self.beta = beta
+
+    def classify(self, ctx: Any) -> str:
+        base, rtt = ctx.rtt_min_ns, ctx.last_round_min_rtt_ns
+        if base is None or rtt is None:
+            return "congestion"
+        n = ctx.flight * float(rtt - base) / float(rtt)
+        return "wireless" if n < self.beta else "congestion"
+
+
+class Jtcp:
+    """JTCP's rule (Wu and Chen 2004, §III; Park et al. 2010, §2): congestion when
+    the loss is older than ``rtts`` RTTs (since the echoed send time of the first
+    duplicate ACK) and the jitter ratio Jr exceeds 1/cwnd (FlightSize), else
+    wireless. As the core's ``jtcp`` detector: congestion before any RTT sample."""
+
+    def __init__(self, rtts: float = 1.0) -> None:
+        if not 0.0 <= rtts <= 100.0:
+            raise ValueError(f"rtts must be in 0..100, got {rtts}")
+        self.rtts = rtts
+
+    def classify(self, ctx: Any) -> str:
+        rtt = ctx.rtt_last_ns
+        if rtt is None:
+            return "congestion"
+        echo = ctx.first_dup_echo_ns
+        late = echo is not None and float(max(ctx.now_ns - echo, 0)) > self.rtts * float(rtt)
+        jr = ctx.jitter_ratio
+        jittery = jr is not None and jr > 1.0 / max(ctx.flight, 1)
+        return "congestion" if late and jittery else "wireless"
 
 
 class Restore:
