@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tcpair._errors import CoreMissingError, ScenarioError, SimulationError
+from tcpair._errors import CoreMissingError, PluginError, ScenarioError, SimulationError
 from tcpair.api import Result, catalog, core_version, load, run, validate
 from tcpair.scenario import apply_overrides, load_scenario
 
@@ -95,6 +95,7 @@ def report(directory: Any) -> Any:
 
 __all__ = [
     "CoreMissingError",
+    "PluginError",
     "Result",
     "ScenarioError",
     "SimulationError",

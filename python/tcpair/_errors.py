@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover
 if _core is not None:
     ScenarioError: type[ValueError] = _core.ScenarioError
     SimulationError: type[RuntimeError] = _core.SimulationError
+    PluginError: type[RuntimeError] = _core.PluginError
 else:
 
     class ScenarioError(ValueError):  # type: ignore[no-redef]
@@ -29,6 +30,9 @@ else:
 
     class SimulationError(RuntimeError):  # type: ignore[no-redef]
         """A valid scenario failed while running (e.g. event budget used up)."""
+
+    class PluginError(SimulationError):  # type: ignore[no-redef]
+        """A detector or responder written in Python raised or answered wrongly."""
 
 
 class CoreMissingError(RuntimeError):
@@ -53,4 +57,11 @@ def require_core() -> ModuleType:
     return _core
 
 
-__all__ = ["CoreMissingError", "ScenarioError", "SimulationError", "StoreLocked", "require_core"]
+__all__ = [
+    "CoreMissingError",
+    "PluginError",
+    "ScenarioError",
+    "SimulationError",
+    "StoreLocked",
+    "require_core",
+]

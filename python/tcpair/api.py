@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tcpair._errors import ScenarioError, SimulationError, require_core
+from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
 from tcpair._perms import fix_dir
 from tcpair.scenario import Overrides, Scenario, apply_overrides, load_scenario
 
@@ -231,6 +231,8 @@ def _one_line_errors() -> Iterator[None]:
     keep each message on one line."""
     try:
         yield
+    except PluginError:  # the user's traceback: its lines are the point
+        raise
     except (ScenarioError, SimulationError) as exc:
         text = str(exc)
         if "\n" not in text and "\r" not in text:
@@ -426,6 +428,7 @@ def core_version() -> str | None:
 
 __all__ = [
     "TABLES",
+    "PluginError",
     "Result",
     "ScenarioError",
     "SimulationError",

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from tcpair._errors import (
     CoreMissingError,
+    PluginError,
     ScenarioError,
     SimulationError,
     StoreLocked,
@@ -334,6 +335,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(EXIT_RUNTIME)
     except ScenarioError as exc:
         _error(str(exc))
+        sys.exit(EXIT_USAGE)
+    except PluginError as exc:  # the user's detector or responder: keep its traceback
+        click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     except SimulationError as exc:
         _error(str(exc))

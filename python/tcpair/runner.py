@@ -19,9 +19,10 @@ from typing import Any
 import pandas as pd
 from rich.console import Console
 
-from tcpair._errors import ScenarioError, SimulationError, require_core
+from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
 from tcpair.backends import IDLE, Backend, make_backend
 from tcpair.commit import FAILED, OK, Group, task_records, task_rows
+from tcpair.plugins import search_dirs, uses_plugins
 from tcpair.progress import PlainProgress, _progress
 from tcpair.rounds import EXIT_INCOMPLETE, point_names, undecided_claims, warn_incomplete
 from tcpair.stats import aggregate
@@ -44,13 +45,18 @@ def version_string() -> str:
     return f"{core.__version__}+{build}" if build else str(core.__version__)
 
 
-def run_task(payload: str, keep: Sequence[str] = ()) -> dict[str, Any]:
+def run_task(payload: str, keep: Sequence[str] = (), dirs: Sequence[str] = ()) -> dict[str, Any]:
     """Worker: run one scenario; errors come back as data (exception classes from an
-    extension module may not survive pickling, and the message is what matters)."""
+    extension module may not survive pickling, and the message is what matters).
+    ``dirs``: where the client found the scenario's Python parts (tcpair.plugins)."""
     from tcpair.api import run_json_text
+    from tcpair.plugins import add_dirs
 
+    add_dirs(dirs)
     try:
         res = run_json_text(payload)
+    except PluginError as exc:  # the user's code failed: its message and traceback
+        return {"status": FAILED, "error_kind": "plugin", "error": str(exc)}
     except ScenarioError as exc:
         return {"status": FAILED, "error_kind": "scenario", "error": str(exc)}
     except SimulationError as exc:
@@ -110,7 +116,8 @@ def execute(
                 bar.update(pid, advance=runs, failed=stats.failed)
 
         payloads = [
-            (json.dumps(t.scenario, default=str, allow_nan=False), tuple(keep)) for t in todo
+            (json.dumps(t.scenario, default=str, allow_nan=False), tuple(keep), _dirs(t))
+            for t in todo
         ]
         results = backend.map_unordered(
             run_task, payloads, [t.key for t in todo], tick=group.max_seconds / 4
@@ -132,6 +139,11 @@ def execute(
             raise
         commit()
     return stats
+
+
+def _dirs(task: Task) -> tuple[str, ...]:
+    """Where the workers look for the task's Python parts (none: nothing to send)."""
+    return tuple(search_dirs()) if uses_plugins(task.scenario) else ()
 
 
 def _preflight(spec: SweepSpec, tasks: Sequence[Task], metrics: Sequence[str]) -> None:

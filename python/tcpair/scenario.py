@@ -17,6 +17,7 @@ from typing import Any
 from tcpair._errors import ScenarioError
 from tcpair.paths import scenario_path
 from tcpair.plain import check_plain, check_seed, check_source, decode_utf8
+from tcpair.plugins import add_dirs
 
 Scenario = dict[str, Any]
 
@@ -42,6 +43,7 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read scenario file: {exc.strerror}") from None
     check_plain(data)
+    add_dirs([path.parent])  # a plug-in module beside the scenario file (tcpair.plugins)
     return data
 
 

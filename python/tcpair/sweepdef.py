@@ -44,6 +44,7 @@ from tcpair._errors import ScenarioError
 from tcpair.api import TABLES as API_TABLES
 from tcpair.paths import sweep_path
 from tcpair.plain import check_plain, decode_utf8
+from tcpair.plugins import fingerprint
 from tcpair.scenario import Scenario, load_scenario, set_path
 
 # Columns every stored run row has; axis names must not shadow them.
@@ -245,9 +246,13 @@ def _with_seed(sc: Scenario, seed: int) -> Scenario:
 
 
 def run_key(scenario: Mapping[str, Any], seed: int, version: str) -> str:
-    """Identity of a run: SHA-256 over its canonical scenario, seed and version."""
+    """Identity of a run: SHA-256 over its canonical scenario, seed and version, and
+    the source files of its parts written in Python if it has any (tcpair.plugins)."""
+    ident: dict[str, Any] = {"scenario": scenario, "seed": int(seed), "version": version}
+    if (python := fingerprint(scenario)) is not None:
+        ident["python"] = python
     blob = json.dumps(
-        {"scenario": scenario, "seed": int(seed), "version": version},
+        ident,
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,

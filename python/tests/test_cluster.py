@@ -117,3 +117,35 @@ def test_a_sweep_on_a_cluster_is_written_by_the_client_alone(
         return d.drop(columns=volatile).sort_values("run_key").reset_index(drop=True)
 
     pd.testing.assert_frame_equal(stable(df), stable(tcpair.load_results("ref")))
+
+
+def test_workers_elsewhere_import_a_detector_beside_the_scenario(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: tuple[str, Path]
+) -> None:
+    """A Python detector in a module beside the scenario file: the workers, in a
+    directory of their own, import it from the client's directory (docs/python.md)."""
+    address, work = cluster
+    here = tmp_path / "client"
+    (here / "exp").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)  # neither the scenario's directory nor the workers'
+    lda = (REPO / "scenarios" / "lda_mixed.toml").read_text()
+    old = 'tcp = { detector = "none", responder = 1 }'
+    for name, det in (("py", '{ python = "userdet:Mine" }'), ("rs", '"lda_eq"')):
+        (here / "exp" / f"{name}.toml").write_text(
+            lda.replace(old, f"tcp = {{ detector = {det} }}")
+        )
+        (here / f"{name}_sweep.toml").write_text(
+            f'name = "{name}"\nscenario = "exp/{name}.toml"\nseeds = 3\n'
+            'set = { "run.duration" = 20.0 }\n'
+        )
+    (here / "exp" / "userdet.py").write_text(
+        "from tcpair.examples.lda import LdaEq\n\n\nclass Mine(LdaEq):\n    pass\n"
+    )
+    code, _, err = cli("sweep", str(here / "py_sweep.toml"), "--out", "py", "--scheduler", address)
+    assert code == 0, err
+    code, _, err = cli("sweep", str(here / "rs_sweep.toml"), "--out", "rs", "--jobs", "1")
+    assert code == 0, err
+    py, rs = (tcpair.load_results(d).sort_values("seed") for d in ("py", "rs"))
+    assert set(py["status"]) == {"ok"} and len(py) == 3
+    assert list(py["goodput_kbps"]) == list(rs["goodput_kbps"])
+    assert [p for p in work.rglob("*") if p.is_file()] == [], "a worker wrote a file"

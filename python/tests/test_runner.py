@@ -319,12 +319,13 @@ def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
 # -- Dask: a worker killed mid-run ---------------------------------------------------
 
 
-def kill_first_attempt(marker: str, payload: str, keep: tuple[str, ...]) -> dict[str, Any]:
-    """Worker function that kills its own process the first time it runs."""
+def kill_first_attempt(marker: str, *task: Any) -> dict[str, Any]:
+    """Worker function that kills its own process the first time it runs
+    (``task``: :func:`run_task`'s arguments)."""
     if not os.path.exists(marker):
         Path(marker).write_text(str(os.getpid()))
         os.kill(os.getpid(), signal.SIGKILL)
-    return run_task(payload, keep)
+    return run_task(*task)
 
 
 class KillingDask(DaskBackend):

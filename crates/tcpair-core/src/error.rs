@@ -282,7 +282,8 @@ fn unique_name(list: Option<&serde_json::Value>, name: &str) -> bool {
 }
 
 /// A name that reads unambiguously as a path component.
-fn plain_name(name: &str) -> bool {
+/// A list element's `name` that error paths may use in place of its index.
+pub(crate) fn plain_name(name: &str) -> bool {
     !name.is_empty()
         && !name.chars().all(|c| c.is_ascii_digit())
         && !name.contains(['.', '[', ']', '*', '='])

@@ -47,7 +47,16 @@ pub fn catalog() -> serde_json::Value {
 /// Validate a scenario (JSON text) and return it normalized: defaults filled
 /// in, quantities in base units (seconds, bit/s).
 pub fn validate_json(text: &str) -> Result<serde_json::Value, ConfigError> {
+    validate_json_with(text, &scenario::plugins::NoPlugins)
+}
+
+/// [`validate_json`] with parts written outside the core (the Python
+/// binding's `scenario::plugins::Plugins`).
+pub fn validate_json_with(
+    text: &str,
+    plugins: &dyn scenario::plugins::Plugins,
+) -> Result<serde_json::Value, ConfigError> {
     let v = scenario::parse_json(text)?;
-    let (sc, _) = scenario::Scenario::build(&v)?;
+    let (sc, _) = scenario::Scenario::build_with(&v, plugins)?;
     serde_json::to_value(sc.normalized()).map_err(|e| ConfigError::new("", e.to_string()))
 }

@@ -426,3 +426,17 @@ fn unknown_rto_estimator() {
         "unknown value \"ns3\" (known: rfc6298, ns2)",
     );
 }
+
+#[test]
+fn a_python_part_needs_the_python_package() {
+    expect(
+        detector(json!({"python": "mymod:MyDetector"})),
+        "flows.tcp1.tcp.detector.python",
+        "only from the Python package",
+    );
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({ "responder": {"python": "mymod:R"} }),
+        "flows.tcp1.tcp.responder.python",
+        "only from the Python package",
+    );
+}

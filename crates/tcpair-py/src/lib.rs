@@ -2,6 +2,9 @@
 //! core stays free of Python types and the contract is easy to test from both
 //! sides (python/tcpair/api.py documents it).
 
+mod plugins;
+
+use plugins::{Failure, PyPlugins};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -15,6 +18,7 @@ create_exception!(
     SimulationError,
     pyo3::exceptions::PyRuntimeError
 );
+create_exception!(tcpair._core, PluginError, SimulationError);
 
 /// Run a panic-prone closure; a panic becomes a SimulationError, never a crash.
 fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
@@ -42,26 +46,57 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 /// The core asks every few thousand events whether a signal is pending
 /// (`Python::check_signals`, which runs Python's handlers): Ctrl-C raises
 /// KeyboardInterrupt here within milliseconds and the partial run is dropped.
+///
+/// Detectors and responders written in Python (`{python = "mod:Class"}`) are
+/// called at each decision; the first exception or wrong answer of one stops
+/// the run at the next such check and is raised as a PluginError naming the
+/// field, the user's exception as its cause.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let mut pending: Option<PyErr> = None;
+    let plugins = PyPlugins::default();
+    let failure = plugins.failure.clone();
     let out = py.allow_threads(|| {
         guarded(|| {
-            let mut stop = || match Python::with_gil(|py| py.check_signals()) {
-                Ok(()) => false,
-                Err(e) => {
-                    pending = Some(e);
-                    true
+            let mut stop = || {
+                if failure.is_set() {
+                    return true;
+                }
+                match Python::with_gil(|py| py.check_signals()) {
+                    Ok(()) => false,
+                    Err(e) => {
+                        pending = Some(e);
+                        true
+                    }
                 }
             };
-            let r = tcpair_core::sim::run_json_checked(&text, &mut stop)?;
+            // The parsed text is dropped before the run (as run_json_checked does).
+            let sim = {
+                let v = tcpair_core::scenario::parse_json(&text)?;
+                tcpair_core::sim::Sim::from_value_with(&v, &plugins)?
+            };
+            let r = sim.run_checked(&mut stop)?;
             Ok(r.to_json().to_string())
         })
     });
+    plugin_failure(py, &failure)?;
     match pending {
         Some(e) => Err(e),
         None => out,
+    }
+}
+
+/// The run's Python part failed: a PluginError with the user's exception as
+/// its cause (its traceback shows the user's file and line).
+fn plugin_failure(py: Python<'_>, failure: &Failure) -> PyResult<()> {
+    match failure.take() {
+        None => Ok(()),
+        Some((message, cause)) => {
+            let e = PluginError::new_err(message);
+            e.set_cause(py, cause);
+            Err(e)
+        }
     }
 }
 
@@ -114,21 +149,27 @@ impl TraceSink for PySink {
 #[pyfunction]
 fn run_traced(py: Python<'_>, scenario_json: &str, callback: Py<PyAny>) -> PyResult<String> {
     let text = scenario_json.to_owned();
-    py.allow_threads(move || {
+    let plugins = PyPlugins::default();
+    let failure = plugins.failure.clone();
+    let out = py.allow_threads(|| {
         guarded(|| {
             let v = tcpair_core::scenario::parse_json(&text)?;
-            let mut sim = tcpair_core::sim::Sim::from_value(&v)?;
+            let mut sim = tcpair_core::sim::Sim::from_value_with(&v, &plugins)?;
             sim.set_trace_sink(Box::new(PySink(callback)));
-            Ok(sim.run()?.to_json().to_string())
+            let mut stop = || failure.is_set();
+            Ok(sim.run_checked(&mut stop)?.to_json().to_string())
         })
-    })
+    });
+    plugin_failure(py, &failure)?;
+    out
 }
 
 /// Validate a scenario; returns it normalized (defaults filled in, base
 /// units: seconds, bit/s) as JSON; errors name list elements by `name`.
 #[pyfunction]
 fn validate(scenario_json: &str) -> PyResult<String> {
-    guarded(|| Ok(tcpair_core::validate_json(scenario_json)?.to_string()))
+    let plugins = PyPlugins::default();
+    guarded(|| Ok(tcpair_core::validate_json_with(scenario_json, &plugins)?.to_string()))
 }
 
 /// Names of variants, error models and impairments, as JSON.
@@ -145,6 +186,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("PluginError", m.py().get_type::<PluginError>())?;
+    m.add_class::<plugins::Context>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Fingerprint of the simulator's sources (build.rs): part of every
     // stored run's key, so results never outlive the code that made them.

@@ -1,6 +1,7 @@
 //! The `[[flows]]` tables: end points, sizes, routes, the sender (`tcp`) and
 //! the receiver, and the BS agents a flow's scheme parts need on its path.
 
+use super::plugins::Plugins;
 use super::topo::lookup;
 use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec};
 use crate::engine::{secs, stream, Time};
@@ -18,6 +19,7 @@ pub(super) fn build(
     spec: &mut ScenarioSpec,
     topo: &Topology,
     duration: f64,
+    plugins: &dyn Plugins,
 ) -> Result<Vec<FlowPlan>, ConfigError> {
     if spec.flows.is_empty() {
         return Err(err("flows", "a scenario needs at least one flow"));
@@ -42,6 +44,7 @@ pub(super) fn build(
             duration,
             seed,
             agents: &agents,
+            plugins,
         };
         flows.push(flow(&p, name, f, &ctx, &mut router)?);
     }
@@ -54,6 +57,7 @@ struct Ctx<'a> {
     duration: f64,
     seed: u64,
     agents: &'a AgentNodes,
+    plugins: &'a dyn Plugins,
 }
 
 fn flow(
@@ -68,13 +72,14 @@ fn flow(
         duration,
         seed,
         agents,
+        plugins,
     } = *ctx;
     let (src, dst) = end_points(p, f, topo)?;
     let preset = tcp::preset(p, &f.variant)?;
     let (start, send_jitter) = start_and_jitter(p, &name, f, duration, seed)?;
     check_sizes(p, f)?;
     let (data_path, ack_path) = routes(p, f, router, src, dst)?;
-    let tcp = tcp::config(p, f, preset)?;
+    let tcp = tcp::config(p, f, preset, plugins)?;
     let sink = sink(p, f, tcp.recovery)?;
     f.sink.sack = Some(sink.sack);
     let needs = [

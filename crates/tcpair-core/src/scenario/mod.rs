@@ -13,6 +13,7 @@ mod agents;
 mod flows;
 mod media;
 mod mobility;
+pub mod plugins;
 mod spec;
 mod tcp;
 mod topo;
@@ -160,10 +161,22 @@ impl Scenario {
     /// Validate `value` and build the scenario and its network. Error paths
     /// name list elements by their `name` where they have one.
     pub fn build(value: &serde_json::Value) -> Result<(Scenario, Topology), ConfigError> {
-        Self::build_unnamed(value).map_err(|e| e.named(value))
+        Self::build_with(value, &plugins::NoPlugins)
     }
 
-    fn build_unnamed(value: &serde_json::Value) -> Result<(Scenario, Topology), ConfigError> {
+    /// [`Scenario::build`] with the parts written outside the core that
+    /// `plugins` builds (`tcp.detector = {python = ...}`).
+    pub fn build_with(
+        value: &serde_json::Value,
+        plugins: &dyn plugins::Plugins,
+    ) -> Result<(Scenario, Topology), ConfigError> {
+        Self::build_unnamed(value, plugins).map_err(|e| e.named(value))
+    }
+
+    fn build_unnamed(
+        value: &serde_json::Value,
+        plugins: &dyn plugins::Plugins,
+    ) -> Result<(Scenario, Topology), ConfigError> {
         if !value.is_object() {
             return Err(err(
                 "",
@@ -173,7 +186,7 @@ impl Scenario {
         let mut spec: ScenarioSpec = from_value(value)?;
         let (duration, warmup) = check_run(&spec.run)?;
         let topo = topo::build(&mut spec)?;
-        let mut flows = flows::build(&mut spec, &topo, duration)?;
+        let mut flows = flows::build(&mut spec, &topo, duration, plugins)?;
         let mobility = match &spec.mobility {
             Some(m) => Some(mobility::build(m, &topo, &mut flows, duration)?),
             None => None,

@@ -1,9 +1,10 @@
 //! A flow's sender: `variant` and the `tcp` table to a [`TcpConfig`], with
 //! its congestion op, detector and responder built from their registries.
 
+use super::plugins::{self, Plugins};
 use super::{check_secs, err, FlowSpec, Quantity, TcpSpec};
 use crate::engine::{secs, Time};
-use crate::error::{in_range, ConfigError};
+use crate::error::{in_range, plain_name, ConfigError};
 use crate::limits;
 use crate::registry::{self, Builder, Entry};
 use crate::schemes::clrp::mh::MhConfig;
@@ -27,9 +28,18 @@ pub(super) fn preset(p: &str, variant: &str) -> Result<Preset, ConfigError> {
 }
 
 /// The sender of flow `p` (`flows[i]`).
-pub(super) fn config(p: &str, f: &FlowSpec, preset: Preset) -> Result<TcpConfig, ConfigError> {
+pub(super) fn config(
+    p: &str,
+    f: &FlowSpec,
+    preset: Preset,
+    plugins: &dyn Plugins,
+) -> Result<TcpConfig, ConfigError> {
     let t = &f.tcp;
     let path = format!("{p}.tcp");
+    let ext = External {
+        plugins,
+        path: shown(p, f),
+    };
     let d = TcpConfig::default();
     let secs_or = |key: &str, q: &Option<Quantity>, dflt: Time| -> Result<Time, ConfigError> {
         match q {
@@ -40,9 +50,12 @@ pub(super) fn config(p: &str, f: &FlowSpec, preset: Preset) -> Result<TcpConfig,
     let cfg = TcpConfig {
         recovery: preset.recovery,
         cc: congestion(&path, &f.variant, t, preset)?,
-        detector: detector(&path, &f.variant, t, preset)?,
+        detector: detector(&path, &f.variant, t, preset, &ext)?,
         responder: match &t.responder {
             None => d.responder.clone(),
+            Some(v) if plugins::is_plugin(v) => {
+                plugins.responder(&format!("{}.responder", ext.path), v)?
+            }
             Some(v) => build_part(
                 respond::REGISTRY,
                 v,
@@ -68,6 +81,20 @@ pub(super) fn config(p: &str, f: &FlowSpec, preset: Preset) -> Result<TcpConfig,
     };
     check(&path, &cfg)?;
     Ok(cfg)
+}
+
+/// The builder of parts written outside the core, and the flow's `tcp`
+/// table as users address it (`flows.tcp1.tcp`: flow names are unique).
+struct External<'a> {
+    plugins: &'a dyn Plugins,
+    path: String,
+}
+
+fn shown(p: &str, f: &FlowSpec) -> String {
+    match f.name.as_deref() {
+        Some(n) if plain_name(n) => format!("flows.{n}.tcp"),
+        _ => format!("{p}.tcp"),
+    }
 }
 
 /// Build the part `v` chooses from `entries` (`what` and `path` for messages).
@@ -125,13 +152,19 @@ fn detector(
     variant: &str,
     t: &TcpSpec,
     preset: Preset,
+    ext: &External,
 ) -> Result<Box<dyn detect::Detector>, ConfigError> {
     let key = format!("{path}.detector");
     let d = match &t.detector {
         None => serde_json::Value::from(preset.detector),
         Some(v) => v.clone(),
     };
-    let det = build_part(detect::REGISTRY, &d, "detector", &key)?;
+    let det = if plugins::is_plugin(&d) {
+        ext.plugins
+            .detector(&format!("{}.detector", ext.path), &d)?
+    } else {
+        build_part(detect::REGISTRY, &d, "detector", &key)?
+    };
     if preset.detector != "none" && det.name() != preset.detector {
         return Err(err(
             key,

@@ -128,6 +128,16 @@ impl Sim {
         Ok(Sim::new(scenario, topo))
     }
 
+    /// [`Sim::from_value`] with parts written outside the core
+    /// (`crate::scenario::plugins`).
+    pub fn from_value_with(
+        value: &serde_json::Value,
+        plugins: &dyn crate::scenario::plugins::Plugins,
+    ) -> Result<Sim, ConfigError> {
+        let (scenario, topo) = Scenario::build_with(value, plugins)?;
+        Ok(Sim::new(scenario, topo))
+    }
+
     pub fn new(mut scenario: Scenario, topo: Topology) -> Sim {
         let mut routes = Routes::default();
         // One lane per link direction: its arrivals come in time order.
