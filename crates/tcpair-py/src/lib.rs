@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcpair_core::metrics::trace::{TraceChunk, TraceKind, TraceLabels, TraceSink};
+use tcpair_core::sim::RunResult;
 use tcpair_core::SimError;
 
 create_exception!(tcpair._core, ScenarioError, pyo3::exceptions::PyValueError);
@@ -44,6 +45,29 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 /// KeyboardInterrupt here within milliseconds and the partial run is dropped.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    run_then(py, scenario_json, |r| r.to_json().to_string())
+}
+
+/// [`run`], returning only the summary and the flows (`{"flows": [...],
+/// "summary": {...}}`, the same values and key order as in `run`'s answer):
+/// what `tcpair run` shows, without encoding and decoding tables of tens of
+/// thousands of rows it would not show.
+#[pyfunction]
+fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    run_then(py, scenario_json, |r| {
+        let flows = serde_json::to_value(&r.flows).expect("flows serialise");
+        let summary = serde_json::to_value(&r.summary).expect("a summary serialises");
+        serde_json::json!({ "flows": flows, "summary": summary }).to_string()
+    })
+}
+
+/// Run the scenario outside the GIL, checking for signals, and encode its
+/// result with `encode`.
+fn run_then(
+    py: Python<'_>,
+    scenario_json: &str,
+    encode: impl FnOnce(RunResult) -> String + Send,
+) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let mut pending: Option<PyErr> = None;
     let out = py.allow_threads(|| {
@@ -56,7 +80,7 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
                 }
             };
             let r = tcpair_core::sim::run_json_checked(&text, &mut stop)?;
-            Ok(r.to_json().to_string())
+            Ok(encode(r))
         })
     });
     match pending {
@@ -140,6 +164,7 @@ fn catalog() -> String {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_summary, m)?)?;
     m.add_function(wrap_pyfunction!(run_traced, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
