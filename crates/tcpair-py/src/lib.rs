@@ -161,10 +161,25 @@ fn catalog() -> String {
     tcpair_core::catalog().to_string()
 }
 
+/// The bare-heap limit on this machine (`tcpair_core::sim::bare_heap`): events
+/// per wall second of an event loop that only pops and reschedules `pending`
+/// events of the core's size in the core's queue, over `events` events; and
+/// the bytes of one queued event.
+#[pyfunction]
+fn bare_heap(py: Python<'_>, events: u64, pending: usize) -> PyResult<(f64, usize)> {
+    if pending == 0 || events == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "bare_heap: events and pending must be at least 1",
+        ));
+    }
+    Ok(py.allow_threads(|| tcpair_core::sim::bare_heap::events_per_s(events, pending)))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(bare_heap, m)?)?;
     m.add_function(wrap_pyfunction!(run_traced, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;

@@ -9,10 +9,12 @@
 //! Where the code lives: this file (the simulator, its events, the run
 //! loop), `net` (forwarding, links, impairments, drops), `agents` (BS-agent
 //! chains), `hosts` (senders and receivers), `measure` (warm-up, time
-//! series), `flow` (per-flow state), `result`, `accuracy` and `tables` (the summary).
+//! series), `flow` (per-flow state), `result`, `accuracy` and `tables` (the summary);
+//! `bare_heap` (the event loop with nothing to do: the limit benchmarks compare with).
 
 mod accuracy;
 mod agents;
+pub mod bare_heap;
 mod budget;
 mod flow;
 mod hosts;
