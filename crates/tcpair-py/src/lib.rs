@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcpair_core::metrics::trace::{TraceChunk, TraceKind, TraceLabels, TraceSink};
-use tcpair_core::sim::RunResult;
+use tcpair_core::sim::Sim;
 use tcpair_core::SimError;
 
 create_exception!(tcpair._core, ScenarioError, pyo3::exceptions::PyValueError);
@@ -45,28 +45,33 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 /// KeyboardInterrupt here within milliseconds and the partial run is dropped.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    run_then(py, scenario_json, |r| r.to_json().to_string())
+    run_then(py, scenario_json, |text, stop| {
+        let r = tcpair_core::sim::run_json_checked(text, stop)?;
+        Ok(r.to_json().to_string())
+    })
 }
 
 /// [`run`], returning only the summary and the flows (`{"flows": [...],
 /// "summary": {...}}`, the same values and key order as in `run`'s answer):
-/// what `tcpair run` shows, without encoding and decoding tables of tens of
-/// thousands of rows it would not show.
+/// what `tcpair run` shows, without building, encoding and decoding tables of
+/// tens of thousands of rows it would not show.
 #[pyfunction]
 fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    run_then(py, scenario_json, |r| {
-        let flows = serde_json::to_value(&r.flows).expect("flows serialise");
-        let summary = serde_json::to_value(&r.summary).expect("a summary serialises");
-        serde_json::json!({ "flows": flows, "summary": summary }).to_string()
+    run_then(py, scenario_json, |text, stop| {
+        let sim = Sim::from_value(&tcpair_core::scenario::parse_json(text)?)?;
+        let (summary, flows) = sim.run_summary_checked(stop)?;
+        let flows = serde_json::to_value(&flows).expect("flows serialise");
+        let summary = serde_json::to_value(&summary).expect("a summary serialises");
+        Ok(serde_json::json!({ "flows": flows, "summary": summary }).to_string())
     })
 }
 
-/// Run the scenario outside the GIL, checking for signals, and encode its
-/// result with `encode`.
+/// Run `go` on the scenario's text outside the GIL, with a `stop` callback
+/// that checks for signals.
 fn run_then(
     py: Python<'_>,
     scenario_json: &str,
-    encode: impl FnOnce(RunResult) -> String + Send,
+    go: impl FnOnce(&str, &mut dyn FnMut() -> bool) -> Result<String, SimError> + Send,
 ) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let mut pending: Option<PyErr> = None;
@@ -79,8 +84,7 @@ fn run_then(
                     true
                 }
             };
-            let r = tcpair_core::sim::run_json_checked(&text, &mut stop)?;
-            Ok(encode(r))
+            go(&text, &mut stop)
         })
     });
     match pending {
