@@ -1,5 +1,5 @@
 //! The bare-heap limit: an event loop that only pops the earliest event from the
-//! core's own queue (`engine::EventQueue`, a binary heap) and schedules the next
+//! core's own queue (`engine::EventQueue`, a 4-ary heap) and schedules the next
 //! one, with events as large as the core's. No simulation work is done, so its
 //! events per second bound what the core's loop can reach on the same machine
 //! (`cargo bench -p tcpair-core` and `tcpair bench` print both).
