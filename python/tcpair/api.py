@@ -212,9 +212,21 @@ def write_atomically(target: Path, write: Any) -> Path:
     return target
 
 
-def run_json(scenario: Mapping[str, Any]) -> dict[str, Any]:
-    """Run a prepared scenario in the core and decode its JSON answer."""
-    return run_json_text(to_json(scenario))
+def run_json(scenario: Mapping[str, Any], *, tables: bool = True) -> dict[str, Any]:
+    """Run a prepared scenario in the core and decode its JSON answer.
+
+    ``tables=False`` asks only for ``summary`` and ``flows`` (what ``tcpair run``
+    shows): the tables of every drop and recovery are neither encoded nor decoded.
+    """
+    if tables:
+        return run_json_text(to_json(scenario))
+    core = require_core()
+    only = getattr(core, "run_summary", None)  # a stand-in core may have only `run`
+    with _one_line_errors():
+        if only is None:
+            raw = json.loads(core.run(to_json(scenario)))
+            return {"flows": raw.get("flows", []), "summary": raw.get("summary", {})}
+        return json.loads(only(to_json(scenario)))
 
 
 def run_json_text(scenario_json: str) -> dict[str, Any]:
@@ -291,10 +303,11 @@ def with_trace(sc: Scenario, *, trace: bool, pcap: str | Path | None) -> Scenari
 
 
 def run_json_traced(
-    scenario: Mapping[str, Any], path: Path | None = None
+    scenario: Mapping[str, Any], path: Path | None = None, *, tables: bool = True
 ) -> tuple[dict[str, Any], Path | None]:
     """Run a prepared scenario; with an event trace (its ``[trace]`` table),
     stream it into ``path`` (default: a temporary file) and return that path.
+    ``tables=False``: only ``summary`` and ``flows`` when untraced (:func:`run_json`).
 
     A run that fails leaves no output: the trace file and the pcap files it
     wrote are removed.
@@ -302,11 +315,11 @@ def run_json_traced(
     table = scenario.get("trace")
     pcap = table.get("pcap") if isinstance(table, Mapping) else None
     if not isinstance(pcap, str) or not pcap:
-        return _run_traced(scenario, path)
+        return _run_traced(scenario, path, tables)
     pdir = Path(pcap)
     before = set(pdir.iterdir()) if pdir.is_dir() else None
     try:
-        return _run_traced(scenario, path)
+        return _run_traced(scenario, path, tables)
     except BaseException:
         if pdir.is_dir():
             for f in set(pdir.iterdir()) - (before or set()):
@@ -317,11 +330,11 @@ def run_json_traced(
 
 
 def _run_traced(
-    scenario: Mapping[str, Any], path: Path | None
+    scenario: Mapping[str, Any], path: Path | None, tables: bool = True
 ) -> tuple[dict[str, Any], Path | None]:
     table = scenario.get("trace")
     if not isinstance(table, Mapping) or table.get("events") is False:
-        return run_json(scenario), None
+        return run_json(scenario, tables=tables), None
     from tcpair.trace import ParquetTrace
 
     if path is None:

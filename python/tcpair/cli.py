@@ -8,6 +8,8 @@ already names the field and the value, so anything more is noise.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import sys
@@ -16,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
-from rich.table import Table
 
 from tcpair._errors import (
     CoreMissingError,
@@ -27,8 +27,6 @@ from tcpair._errors import (
     StoreLocked,
     require_core,
 )
-from tcpair.bench import bench
-from tcpair.cli_bench import bench_cmd, ns2_check_cmd
 from tcpair.cli_common import (
     EXIT_FAILED_RUNS,
     EXIT_RUNTIME,
@@ -38,10 +36,33 @@ from tcpair.cli_common import (
     _fmt,
     _stderr,
     _stdout,
+    may_be_terminal,
 )
-from tcpair.cli_store import store_cmd
-from tcpair.cli_sweep import reproduce_cmd, results_cmd, sweep_cmd
-from tcpair.plot_cli import plot_cmd
+
+# Commands in modules of their own, imported when first named (or listed by
+# --help): `tcpair run` does not pay for the sweep, store, plot and bench code.
+LAZY_COMMANDS = {
+    "bench": "tcpair.cli_bench:bench_cmd",
+    "ns2-check": "tcpair.cli_bench:ns2_check_cmd",
+    "plot": "tcpair.plot_cli:plot_cmd",
+    "reproduce": "tcpair.cli_sweep:reproduce_cmd",
+    "results": "tcpair.cli_sweep:results_cmd",
+    "store": "tcpair.cli_store:store_cmd",
+    "sweep": "tcpair.cli_sweep:sweep_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports the commands of :data:`LAZY_COMMANDS` on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            module, attr = LAZY_COMMANDS[cmd_name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
 set_option = click.option(
     "--set",
@@ -64,8 +85,23 @@ def _version() -> str:
         return str(core) if core else "0+unknown"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(version=_version(), prog_name="tcpair", message="%(prog)s %(version)s")
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    # The version is looked up only when asked for (importlib.metadata is slow to import).
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"tcpair {_version()}")
+    ctx.exit()
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """tcpair: deterministic packet-level simulation of TCP over wireless links."""
 
@@ -109,8 +145,14 @@ def run_cmd(
     sc = with_trace(prepare(file, overrides=overrides, seed=seed), trace=trace, pcap=pcap)
     name = scenario_name(file)
     trace_file = None if out is not None else Path(f"{name}.trace.parquet")
-    with running(_stderr(), name, sc.get("run", {}).get("duration")):
-        raw, trace_path = run_json_traced(sc, trace_file)
+    spinner = (
+        running(_stderr(), name, sc.get("run", {}).get("duration"))
+        if may_be_terminal()
+        else contextlib.nullcontext()
+    )
+    with spinner:
+        # Without --out only the summary and the flows are shown: no tables cross.
+        raw, trace_path = run_json_traced(sc, trace_file, tables=out is not None)
     result = Result(raw=raw, scenario=sc, name=name, trace_path=trace_path)
     if out is not None:
         result.save(out)
@@ -143,6 +185,8 @@ def pcap_dissector_cmd() -> None:
 
 
 def _print_result(result: Any) -> None:
+    from rich.table import Table
+
     from tcpair.runview import flow_columns, mac_line
 
     summary, flows = result.summary, result.raw.get("flows", [])
@@ -210,6 +254,9 @@ CATALOG_SECTIONS = (
 def list_cmd(as_json: bool) -> None:
     """Name every TCP variant, congestion op, detector, responder, error model, BS agent,
     impairment, sweep and target."""
+    from rich.markup import escape
+    from rich.table import Table
+
     from tcpair.paths import shipped_sweeps
     from tcpair.sweepdef import load_sweep
 
@@ -293,17 +340,6 @@ def report_cmd(directory: Path) -> None:
     con.print(f"report: {index if index.is_file() else directory / 'report' / 'index.html'}")
 
 
-cli.add_command(sweep_cmd)
-cli.add_command(results_cmd)
-cli.add_command(reproduce_cmd)
-cli.add_command(store_cmd)
-
-
-cli.add_command(bench_cmd)
-cli.add_command(ns2_check_cmd)
-cli.add_command(plot_cmd)
-
-
 def os_error_line(exc: OSError) -> str:
     """A filesystem error in the user's terms: the path, then what the OS said."""
     path = exc.filename
@@ -367,4 +403,4 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(rv if isinstance(rv, int) else 0)
 
 
-__all__ = ["bench", "cli", "main"]
+__all__ = ["cli", "main"]

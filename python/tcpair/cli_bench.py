@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -105,8 +106,28 @@ def bench_cmd(
         f"  {'wall s':>26}: best {report['wall_s']['best']:.3f}  "
         f"median {report['wall_s']['median']:.3f}"
     )
+    _print_limit(con, report)
     if line:
         con.print(f"  {'baseline':>26}: {line}")
+
+
+def _print_limit(con: Any, report: dict[str, Any]) -> None:
+    """The core loop's events/s beside the bare-heap limit measured here, and the ratio."""
+    loop, limit = report.get("loop_events_per_s"), report.get("bare_heap")
+    if loop:
+        con.print(
+            f"  {'core loop events/s':>26}: best {loop['best']:,.0f}  "
+            f"median {loop['median']:,.0f}"
+        )
+    if limit:
+        con.print(
+            f"  {'bare-heap limit':>26}: best {limit['events_per_s']:,.0f} events/s "
+            f"({limit['pending']} pending {limit['event_bytes']}-byte events, "
+            f"nothing else to do)"
+        )
+    ratio = report.get("loop_vs_bare_heap")
+    if ratio is not None:
+        con.print(f"  {'core loop / bare heap':>26}: {ratio:.0%} (best / best)")
 
 
 def _ints(text: str, option: str) -> list[int]:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
+
+if TYPE_CHECKING:  # rich is imported when a command first prints with it
+    from rich.console import Console
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -17,12 +20,27 @@ EXIT_FAILED_RUNS = 4
 
 
 def _stdout() -> Console:
+    from rich.console import Console
+
     # Piped output gets a wide fixed width so tables are not truncated to 80 columns.
     return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
 
 def _stderr() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, soft_wrap=True)
+
+
+def may_be_terminal() -> bool:
+    """False when stderr is surely not a terminal for rich (not a tty, and no
+    TTY_COMPATIBLE or FORCE_COLOR saying otherwise): no console need be built."""
+    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
 
 
 def _fmt(v: Any) -> str:

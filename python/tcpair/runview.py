@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:  # rich is imported only for a terminal's spinner
+    from rich.console import Console
 
 BASE_COLUMNS = [
     ("name", "flow"),
@@ -109,6 +109,8 @@ def running(console: Console, what: str, duration: Any) -> Iterator[None]:
     if console.is_jupyter or not console.is_terminal:
         yield
         return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     sim = f"{duration:g} s" if isinstance(duration, int | float) else str(duration)
     with Progress(
         SpinnerColumn(),

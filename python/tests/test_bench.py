@@ -52,3 +52,23 @@ def test_cli_guard_prints_and_never_fails(tmp_path, capsys) -> None:
         main(["bench", "--record-baseline"])
     assert exc.value.code == 2
     assert "--baseline" in capsys.readouterr().err
+
+
+def test_bench_prints_the_core_loop_beside_the_bare_heap_limit(capsys) -> None:
+    core = pytest.importorskip("tcpair._core")
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--duration", "5", "--repeat", "2", "--json"])
+    assert exc.value.code == 0
+    obj = json.loads(capsys.readouterr().out)
+    limit = obj["bare_heap"]
+    assert limit["events"] == obj["events"] > 0 and limit["pending"] == 64
+    assert limit["events_per_s"] > 0 and limit["event_bytes"] >= 16
+    loop = obj["loop_events_per_s"]
+    assert loop["best"] >= loop["median"] > 0
+    assert obj["loop_vs_bare_heap"] == pytest.approx(loop["best"] / limit["events_per_s"])
+    with pytest.raises(SystemExit):
+        main(["bench", "--duration", "5", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert "bare-heap limit" in out and "core loop / bare heap" in out
+    with pytest.raises(ValueError, match="at least 1"):
+        core.bare_heap(10, 0)

@@ -56,6 +56,30 @@ def test_run_json_has_required_keys(cli, tmp_path: Path) -> None:
     _conserved(obj["summary"])
 
 
+def _no_wall(obj: dict) -> str:
+    """``obj`` as JSON text with the wall-clock times (which differ run to run) zeroed."""
+    obj["summary"]["wall_s"] = 0.0
+    if "wall_s" in obj:
+        obj["wall_s"] = 0.0
+    return json.dumps(obj)
+
+
+def test_run_without_tables_is_the_run_less_its_tables(cli) -> None:
+    """`tcpair run` asks the core for the summary and flows alone: the same values,
+    keys in the same order, and `--json` prints what the full result's compact form is."""
+    from tcpair._errors import require_core
+
+    sc = to_json(tcpair.api.prepare(CLRP, overrides=[SHORT]))
+    full = json.loads(require_core().run(sc))
+    only = json.loads(require_core().run_summary(sc))
+    assert list(only) == ["flows", "summary"]
+    assert _no_wall(only) == _no_wall({"flows": full["flows"], "summary": full["summary"]})
+    code, out, err = cli("run", CLRP, "--set", SHORT, "--json")
+    assert code == 0, err
+    expected = tcpair.run(CLRP, overrides=[SHORT]).compact()
+    assert _no_wall(json.loads(out)) == _no_wall(expected)
+
+
 def test_run_out_dir_and_validate(cli, tmp_path: Path) -> None:
     out = tmp_path / "r"
     code, _, err = cli("run", CLRP, "--set", SHORT, "--out", str(out))

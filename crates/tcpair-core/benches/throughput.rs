@@ -5,10 +5,8 @@
 //! 5 over as many events) and the core's events/s as a fraction of it. No
 //! timing assertions: the figures go to docs/performance.md.
 
-#[path = "support/bare_heap.rs"]
-mod bare_heap;
-
 use std::time::Instant;
+use tcpair_core::sim::bare_heap;
 
 /// Pending events in the bare heap: about what the benchmark scenario holds (a
 /// window of 30 packets and their ACKs on two hops, and a few timers).

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcpair_core::metrics::trace::{TraceChunk, TraceKind, TraceLabels, TraceSink};
+use tcpair_core::sim::Sim;
 use tcpair_core::SimError;
 
 create_exception!(tcpair._core, ScenarioError, pyo3::exceptions::PyValueError);
@@ -53,6 +54,39 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 /// field, the user's exception as its cause.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    run_then(py, scenario_json, |text, plugins, stop| {
+        // The parsed text is dropped before the run (as run_json_checked does).
+        let sim = {
+            let v = tcpair_core::scenario::parse_json(text)?;
+            Sim::from_value_with(&v, plugins)?
+        };
+        let r = sim.run_checked(stop)?;
+        Ok(r.to_json().to_string())
+    })
+}
+
+/// [`run`], returning only the summary and the flows (`{"flows": [...],
+/// "summary": {...}}`, the same values and key order as in `run`'s answer):
+/// what `tcpair run` shows, without building, encoding and decoding tables of
+/// tens of thousands of rows it would not show.
+#[pyfunction]
+fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    run_then(py, scenario_json, |text, plugins, stop| {
+        let sim = Sim::from_value_with(&tcpair_core::scenario::parse_json(text)?, plugins)?;
+        let (summary, flows) = sim.run_summary_checked(stop)?;
+        let flows = serde_json::to_value(&flows).expect("flows serialise");
+        let summary = serde_json::to_value(&summary).expect("a summary serialises");
+        Ok(serde_json::json!({ "flows": flows, "summary": summary }).to_string())
+    })
+}
+
+/// Run `go` on the scenario's text outside the GIL, with a `stop` callback
+/// that checks for signals.
+fn run_then(
+    py: Python<'_>,
+    scenario_json: &str,
+    go: impl FnOnce(&str, &PyPlugins, &mut dyn FnMut() -> bool) -> Result<String, SimError> + Send,
+) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let mut pending: Option<PyErr> = None;
     let plugins = PyPlugins::default();
@@ -71,13 +105,7 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
                     }
                 }
             };
-            // The parsed text is dropped before the run (as run_json_checked does).
-            let sim = {
-                let v = tcpair_core::scenario::parse_json(&text)?;
-                tcpair_core::sim::Sim::from_value_with(&v, &plugins)?
-            };
-            let r = sim.run_checked(&mut stop)?;
-            Ok(r.to_json().to_string())
+            go(&text, &plugins, &mut stop)
         })
     });
     plugin_failure(py, &failure)?;
@@ -178,9 +206,25 @@ fn catalog() -> String {
     tcpair_core::catalog().to_string()
 }
 
+/// The bare-heap limit on this machine (`tcpair_core::sim::bare_heap`): events
+/// per wall second of an event loop that only pops and reschedules `pending`
+/// events of the core's size in the core's queue, over `events` events; and
+/// the bytes of one queued event.
+#[pyfunction]
+fn bare_heap(py: Python<'_>, events: u64, pending: usize) -> PyResult<(f64, usize)> {
+    if pending == 0 || events == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "bare_heap: events and pending must be at least 1",
+        ));
+    }
+    Ok(py.allow_threads(|| tcpair_core::sim::bare_heap::events_per_s(events, pending)))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(bare_heap, m)?)?;
     m.add_function(wrap_pyfunction!(run_traced, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;

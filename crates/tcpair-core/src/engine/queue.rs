@@ -1,7 +1,6 @@
 use super::Time;
 use std::cmp::Ordering;
-use std::collections::binary_heap::PeekMut;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// One pending event: its time, a tie-breaking insertion counter, and the payload.
 ///
@@ -26,12 +25,114 @@ impl<E> PartialOrd for Scheduled<E> {
     }
 }
 impl<E> Ord for Scheduled<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
+    // Reversed, as for a max-heap (the standard library's BinaryHeap): the
+    // earliest event is the greatest. The queue's own heap uses `before`.
     fn cmp(&self, other: &Self) -> Ordering {
         other
             .time
             .cmp(&self.time)
             .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+impl<E> Scheduled<E> {
+    /// Earlier time first, then earlier insertion: a strict order (sequence
+    /// numbers are unique), so the order of events does not depend on the heap.
+    #[inline]
+    fn before(&self, other: &Self) -> bool {
+        (self.time, self.seq) < (other.time, other.seq)
+    }
+}
+
+/// A 4-ary min-heap of scheduled entries, earliest first. Against a binary
+/// heap it has half the levels, and a node's four children are adjacent
+/// (128 bytes of 32-byte entries): a pop touches about half as many cache
+/// lines when the heap is large (tens of thousands of pending events), for
+/// one or two more comparisons per level.
+#[derive(Debug)]
+struct QuadHeap<T> {
+    v: Vec<Scheduled<T>>,
+}
+
+impl<T: Copy> QuadHeap<T> {
+    const ARITY: usize = 4;
+
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            v: Vec::with_capacity(n),
+        }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<&Scheduled<T>> {
+        self.v.first()
+    }
+
+    #[inline]
+    fn push(&mut self, x: Scheduled<T>) {
+        let mut i = self.v.len();
+        self.v.push(x);
+        while i > 0 {
+            let parent = (i - 1) / Self::ARITY;
+            if !x.before(&self.v[parent]) {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = x;
+    }
+
+    /// Remove the earliest entry.
+    #[inline]
+    fn pop(&mut self) -> Option<Scheduled<T>> {
+        let last = self.v.pop()?;
+        if self.v.is_empty() {
+            return Some(last);
+        }
+        let top = self.v[0];
+        self.sift_down(last);
+        Some(top)
+    }
+
+    /// Replace the earliest entry by `x` (one sift instead of a pop and a push).
+    #[inline]
+    fn replace_top(&mut self, x: Scheduled<T>) {
+        self.sift_down(x);
+    }
+
+    /// Put `x` at the root's place and move it down to where it belongs.
+    #[inline]
+    fn sift_down(&mut self, x: Scheduled<T>) {
+        let n = self.v.len();
+        let mut i = 0;
+        loop {
+            let first = i * Self::ARITY + 1;
+            if first >= n {
+                break;
+            }
+            let mut best = first;
+            for c in first + 1..(first + Self::ARITY).min(n) {
+                if self.v[c].before(&self.v[best]) {
+                    best = c;
+                }
+            }
+            if !self.v[best].before(&x) {
+                break;
+            }
+            self.v[i] = self.v[best];
+            i = best;
+        }
+        self.v[i] = x;
+    }
+
+    fn capacity(&self) -> usize {
+        self.v.capacity()
     }
 }
 
@@ -42,7 +143,7 @@ enum Slot<E> {
     Lane(u32),
 }
 
-/// Binary-heap event queue with FIFO lanes.
+/// Heap event queue (a 4-ary min-heap) with FIFO lanes.
 ///
 /// Events a caller knows to come in time order from one source (the arrivals
 /// at the far end of one link direction: each leaves after the one before it
@@ -57,7 +158,7 @@ enum Slot<E> {
 /// both). An event earlier than its lane's last goes to the heap directly.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Scheduled<Slot<E>>>,
+    heap: QuadHeap<Slot<E>>,
     lanes: Vec<VecDeque<Scheduled<E>>>,
     /// Events waiting in lanes behind their heads.
     in_lanes: usize,
@@ -81,7 +182,7 @@ impl<E: Copy> EventQueue<E> {
     /// A queue with `lanes` FIFO lanes, numbered from 0 ([`Self::schedule_in`]).
     pub fn with_lanes(lanes: usize) -> Self {
         Self {
-            heap: BinaryHeap::with_capacity(1024),
+            heap: QuadHeap::with_capacity(1024),
             lanes: (0..lanes).map(|_| VecDeque::new()).collect(),
             in_lanes: 0,
             next_seq: 0,
@@ -110,7 +211,7 @@ impl<E: Copy> EventQueue<E> {
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.len() == 0
     }
 
     /// Bytes the queue holds on the heap (its heap and lanes, by capacity).
@@ -174,12 +275,15 @@ impl<E: Copy> EventQueue<E> {
     /// Remove the earliest event and advance `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<Scheduled<E>> {
-        let mut top = self.heap.peek_mut()?;
+        let top = *self.heap.peek()?;
         let s = match top.event {
             Slot::Event(event) => {
-                let (time, seq) = (top.time, top.seq);
-                PeekMut::pop(top);
-                Scheduled { time, seq, event }
+                self.heap.pop();
+                Scheduled {
+                    time: top.time,
+                    seq: top.seq,
+                    event,
+                }
             }
             Slot::Lane(lane) => {
                 let fifo = &mut self.lanes[lane as usize];
@@ -188,11 +292,12 @@ impl<E: Copy> EventQueue<E> {
                     // The lane's next event replaces its head in place: one
                     // sift instead of a pop and a push.
                     Some(next) => {
-                        (top.time, top.seq) = (next.time, next.seq);
+                        let (time, seq) = (next.time, next.seq);
+                        self.heap.replace_top(Scheduled { time, seq, ..top });
                         self.in_lanes -= 1;
                     }
                     None => {
-                        PeekMut::pop(top);
+                        self.heap.pop();
                     }
                 }
                 head
@@ -255,6 +360,31 @@ mod lane_tests {
             b.extend(std::iter::from_fn(|| laned.pop().map(|s| Some((s.time, s.seq, s.event)))));
             prop_assert_eq!(a, b);
             prop_assert!(laned.is_empty());
+        }
+
+        /// The 4-ary heap pops exactly what the standard library's binary heap
+        /// ordered by (time, insertion) pops, with pops between pushes.
+        #[test]
+        fn the_heap_pops_as_a_binary_heap(
+            ops in proptest::collection::vec((0u64..40, 0u8..3), 1..400),
+        ) {
+            use std::cmp::Reverse;
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BinaryHeap::new();
+            for (seq, &(dt, pops)) in (0u64..).zip(&ops) {
+                let at = q.now() + dt;
+                q.schedule(at, seq);
+                reference.push(Reverse((at, seq)));
+                for _ in 0..pops {
+                    let got = q.pop().map(|s| (s.time, s.seq, s.event));
+                    let want = reference.pop().map(|Reverse((t, i))| (t, i, i));
+                    prop_assert_eq!(got, want);
+                }
+            }
+            while let Some(Reverse((t, i))) = reference.pop() {
+                prop_assert_eq!(q.pop().map(|s| (s.time, s.seq, s.event)), Some((t, i, i)));
+            }
+            prop_assert!(q.pop().is_none());
         }
     }
 }

@@ -9,10 +9,12 @@
 //! Where the code lives: this file (the simulator, its events, the run
 //! loop), `net` (forwarding, links, impairments, drops), `agents` (BS-agent
 //! chains), `hosts` (senders and receivers), `measure` (warm-up, time
-//! series), `flow` (per-flow state), `result`, `accuracy` and `tables` (the summary).
+//! series), `flow` (per-flow state), `result`, `accuracy` and `tables` (the summary);
+//! `bare_heap` (the event loop with nothing to do: the limit benchmarks compare with).
 
 mod accuracy;
 mod agents;
+pub mod bare_heap;
 mod budget;
 mod flow;
 mod hosts;
@@ -238,13 +240,28 @@ impl Sim {
     /// [`Sim::run`], asking `stop` every [`CHECK_EVERY`] events whether to
     /// give up (e.g. on Ctrl-C); then the run ends with
     /// [`SimError::Interrupted`] and its partial results are dropped.
-    pub fn run_checked(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, SimError> {
+    pub fn run_checked(self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, SimError> {
+        let (sim, wall_s) = self.run_to_end(stop)?;
+        Ok(RunResult::collect(&sim, wall_s))
+    }
+
+    /// [`Sim::run_checked`] returning only the summary and the flows: the
+    /// tables (a row per drop, per recovery, ...) are not built.
+    pub fn run_summary_checked(
+        self,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<(Summary, Vec<FlowResult>), SimError> {
+        let (sim, wall_s) = self.run_to_end(stop)?;
+        Ok(RunResult::head(&sim, wall_s))
+    }
+
+    /// Run to the scenario's end time; the wall time of the run (`wall_s`).
+    fn run_to_end(mut self, stop: &mut dyn FnMut() -> bool) -> Result<(Self, f64), SimError> {
         let wall = std::time::Instant::now();
         self.open_pcap()?;
         self.run_until_checked(self.scenario.duration, stop)?;
         self.finish_trace()?;
-        let wall_s = wall.elapsed().as_secs_f64();
-        Ok(RunResult::collect(&self, wall_s))
+        Ok((self, wall.elapsed().as_secs_f64()))
     }
 
     /// Process every event up to and including time `end`.

@@ -294,6 +294,22 @@ fn pooled_accuracy(flows: &[FlowResult]) -> Accuracy {
 
 impl RunResult {
     pub(crate) fn collect(sim: &Sim, wall_s: f64) -> RunResult {
+        let (summary, flows) = Self::head(sim, wall_s);
+        let (bs_state, bs_counters) = tables::bs_tables(sim, sim.scenario().duration);
+        RunResult {
+            summary,
+            flows,
+            drops: tables::drops(sim),
+            recoveries: tables::recoveries(sim),
+            timeseries: tables::timeseries(sim),
+            bs_state,
+            bs_counters,
+            handoffs: sim.handoff_table(),
+        }
+    }
+
+    /// The summary and the flows alone, without building the tables.
+    pub(crate) fn head(sim: &Sim, wall_s: f64) -> (Summary, Vec<FlowResult>) {
         let sc = sim.scenario();
         let end: Time = sc.duration;
         let flows: Vec<FlowResult> = flow_accuracies(sim, end)
@@ -311,31 +327,22 @@ impl RunResult {
             "packet balance broken: {packets:?}, arena holds {}",
             sim.arena_live()
         );
-        let (bs_state, bs_counters) = tables::bs_tables(sim, end);
-        RunResult {
-            summary: Summary {
-                seed: sc.seed,
-                duration_s: to_secs(sc.duration),
-                warmup_s: to_secs(sc.warmup),
-                // The run completed: simulated time reached the end (events may
-                // have run out earlier, e.g. after a finite transfer).
-                sim_time_s: to_secs(sim.now().max(sc.duration)),
-                events: sim.events_processed(),
-                wall_s,
-                delivered_data_packets: sim.flows.iter().map(|f| f.sink_c.delivered).sum(),
-                jain_fairness: jain_fairness(&goodputs),
-                packets,
-                accuracy: pooled_accuracy(&flows),
-                mac: sim.mac_measured(),
-            },
-            flows,
-            drops: tables::drops(sim),
-            recoveries: tables::recoveries(sim),
-            timeseries: tables::timeseries(sim),
-            bs_state,
-            bs_counters,
-            handoffs: sim.handoff_table(),
-        }
+        let summary = Summary {
+            seed: sc.seed,
+            duration_s: to_secs(sc.duration),
+            warmup_s: to_secs(sc.warmup),
+            // The run completed: simulated time reached the end (events may
+            // have run out earlier, e.g. after a finite transfer).
+            sim_time_s: to_secs(sim.now().max(sc.duration)),
+            events: sim.events_processed(),
+            wall_s,
+            delivered_data_packets: sim.flows.iter().map(|f| f.sink_c.delivered).sum(),
+            jain_fairness: jain_fairness(&goodputs),
+            packets,
+            accuracy: pooled_accuracy(&flows),
+            mac: sim.mac_measured(),
+        };
+        (summary, flows)
     }
 
     /// The JSON document of the Python contract (see python/tcpair/api.py).

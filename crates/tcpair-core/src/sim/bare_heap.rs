@@ -1,11 +1,12 @@
 //! The bare-heap limit: an event loop that only pops the earliest event from the
-//! core's own queue (`engine::EventQueue`, a binary heap) and schedules the next
+//! core's own queue (`engine::EventQueue`, a 4-ary heap) and schedules the next
 //! one, with events as large as the core's. No simulation work is done, so its
-//! events per second bound what the core's loop can reach on the same machine.
+//! events per second bound what the core's loop can reach on the same machine
+//! (`cargo bench -p tcpair-core` and `tcpair bench` print both).
 
+use super::QUEUED_EVENT_BYTES;
+use crate::engine::{EventQueue, Scheduled, Time};
 use std::time::Instant;
-use tcpair_core::engine::{EventQueue, Scheduled, Time};
-use tcpair_core::sim::QUEUED_EVENT_BYTES;
 
 /// The time and the insertion counter take 16 bytes of a queued event; the
 /// payload fills the rest, so a bare event is exactly as large as the core's.
