@@ -11,6 +11,7 @@ import pytest
 from tcpair._errors import ScenarioError
 from tcpair.runner import open_sweep, run_sweep
 from tcpair.sweepdef import parse_sweep
+from tcpair.tomlout import dumps
 
 
 def _raw() -> dict[str, Any]:
@@ -107,3 +108,12 @@ def test_bad_parts_name_the_field(change: Any, message: str) -> None:
     change(raw)
     with pytest.raises(ScenarioError, match=message.replace("(", r"\(").replace("[", r"\[")):
         parse_sweep(raw)
+
+
+def test_dry_run_counts_the_parts(cli: Any, tmp_path: Path) -> None:
+    toml = tmp_path / "parts.toml"
+    toml.write_text(dumps(_raw()))
+    code, stdout, err = cli("sweep", str(toml), "--out", str(tmp_path / "s"), "--dry-run")
+    assert code == 0, err
+    assert "5 points x up to 3 seeds = 14 runs" in stdout
+    assert "part: one link, two links" in stdout
