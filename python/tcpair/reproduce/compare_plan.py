@@ -128,6 +128,7 @@ FAMILIES: tuple[Family, ...] = (
         loss_params=("links.wireless.forward.loss",),
         losses=tuple((f"uniform {pct(p)}", uniform(p)) for p in (0.0, 0.01, 0.05)),
         quick_losses=("uniform 1%",),
+        seeds=5,  # five flows and send jitter: each run costs 5x a one-link run
         set={"run.duration": 60.0, "run.warmup": 10.0},
         quick={"seeds": 2, "set": QUICK_RUN},
     ),
@@ -150,6 +151,7 @@ FAMILIES: tuple[Family, ...] = (
         loss_params=("media.chain.loss",),
         losses=tuple((f"uniform {pct(p)}", uniform(p)) for p in (0.0, 0.02)),
         quick_losses=("uniform 2%",),
+        seeds=5,  # the 802.11 MAC: each run costs 2x a one-link run
         set={"run.duration": 60.0, "run.warmup": 5.0},
         quick={"seeds": 2, "set": {"run.duration": 30.0, "run.warmup": 5.0}},
         no_bs_reason=(
