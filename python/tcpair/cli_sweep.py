@@ -112,8 +112,10 @@ def _dry_run(spec: Any, out: Path | None, quick: bool) -> None:
     if bad:
         raise ScenarioError(invalid_grid_message(spec, bad, info["points"]))
     con = _stdout()
+    # parts may have their own seeds: then the count is the most of any part
+    upto = "up to " if info["points"] * info["seeds_per_point"] != info["runs"] else ""
     con.print(
-        f"[bold]{info['name']}[/bold]: {info['points']} points x "
+        f"[bold]{info['name']}[/bold]: {info['points']} points x {upto}"
         f"{info['seeds_per_point']} seeds = {info['runs']} runs" + (" (quick)" if quick else "")
     )
     for name, labels in info["axes"].items():

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcpair import sweepparts
 from tcpair._errors import ScenarioError
 from tcpair.api import TABLES as API_TABLES
 from tcpair.paths import sweep_path
@@ -77,6 +78,7 @@ TOP_KEYS = {
     "axis",
     "quick",
     "target",
+    "part",
 }
 AXIS_KEYS = {"name", "param", "values", "params", "labels", "quick"}
 QUICK_KEYS = {"seeds", "set"}
@@ -164,6 +166,7 @@ class SweepSpec:
     target: Target | None = None
     source: Path | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
+    parts: tuple[Any, ...] = ()  # tcpair.sweepparts.Part: grids on their own bases
 
     @property
     def display_title(self) -> str:
@@ -177,12 +180,15 @@ class SweepSpec:
     def seeds_for(self, quick: bool) -> tuple[int, ...]:
         return self.quick_seeds if quick and self.quick_seeds is not None else self.seeds
 
-    def _grid(self, quick: bool) -> Iterable[tuple[dict[str, Any], list[tuple[str, Any]]]]:
-        ranges = [a.indices(quick) for a in self.axes]
+    @staticmethod
+    def _grid(
+        axes: Sequence[Axis], quick: bool
+    ) -> Iterable[tuple[dict[str, Any], list[tuple[str, Any]]]]:
+        ranges = [a.indices(quick) for a in axes]
         for combo in itertools.product(*ranges):
             labels: dict[str, Any] = {}
             settings: list[tuple[str, Any]] = []
-            for axis, i in zip(self.axes, combo, strict=True):
+            for axis, i in zip(axes, combo, strict=True):
                 labels[axis.name] = axis.labels[i]
                 settings.extend(zip(axis.params, axis.values[i], strict=True))
             yield labels, settings
@@ -203,32 +209,33 @@ class SweepSpec:
         version: str = "",
         seeds: Mapping[int, Sequence[int]] | None = None,
     ) -> list[Task]:
-        """Every run of the sweep; ``seeds`` overrides the seeds of given points."""
-        base = self.base(quick)
-        default_seeds = self.seeds_for(quick)
+        """Every run of the sweep; ``seeds`` overrides the seeds of given points.
+        Grid points are numbered across the parts of a sweep made of parts."""
         tasks: list[Task] = []
-        for point, (labels, settings) in enumerate(self._grid(quick)):
-            sc = copy.deepcopy(base)
-            for key, value in settings:
-                set_path(sc, key, copy.deepcopy(value), what="axis")
-            for seed in (seeds or {}).get(point, default_seeds):
-                run_sc = _with_seed(sc, int(seed))
-                tasks.append(
-                    Task(run_key(run_sc, int(seed), version), point, labels, int(seed), run_sc)
-                )
+        point = 0
+        for base, axes, default_seeds, const in sweepparts.sections(self, quick):
+            for labels, settings in self._grid(axes, quick):
+                sc = copy.deepcopy(base)
+                for key, value in settings:
+                    set_path(sc, key, copy.deepcopy(value), what="axis")
+                labels = {**const, **labels}
+                for seed in (seeds or {}).get(point, default_seeds):
+                    run_sc = _with_seed(sc, int(seed))
+                    key = run_key(run_sc, int(seed), version)
+                    tasks.append(Task(key, point, labels, int(seed), run_sc))
+                point += 1
         return tasks
 
     def count(self, quick: bool = False) -> tuple[int, int, int]:
-        """(grid points, seeds per point, runs)."""
-        n_points = math.prod(len(a.indices(quick)) for a in self.axes)
-        n_seeds = len(self.seeds_for(quick))
-        return n_points, n_seeds, n_points * n_seeds
+        """(grid points, seeds per point (the most of any part), runs)."""
+        return sweepparts.count(self, quick)
 
     def to_dict(self) -> dict[str, Any]:
         """A self-contained dict that :func:`parse_sweep` reads back to the same plan."""
         out = dict(copy.deepcopy(self.raw))
         out["scenario"] = copy.deepcopy(self.scenario)
         out["name"] = self.name
+        sweepparts.parts_to_dict(self, out)
         return out
 
 
@@ -433,6 +440,12 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
     if not isinstance(axes_raw, list):
         raise _err("axis", "expected an array of tables ([[axis]])")
     axes = tuple(_axis(a, i) for i, a in enumerate(axes_raw))
+    parts: tuple[Any, ...] = ()
+    if "part" in raw:
+        if axes:
+            raise _err("axis", "a sweep with [[part]] tables gives its axes in each part")
+        parts = sweepparts.parse_parts(raw["part"], scenario, base_dir)
+        axes = sweepparts.union_axes(parts)
     names = [a.name for a in axes]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -455,7 +468,11 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
         description=str(raw.get("description", "")),
         target=_target(raw["target"]) if "target" in raw else None,
         raw=copy.deepcopy(dict(raw)),
+        parts=parts,
     )
+    if parts:
+        sweepparts.probe_paths(spec)
+        return spec
     # Try every setting once on the base, so a bad path fails now.
     probe = spec.base(quick=True)
     for axis in axes:

@@ -270,3 +270,13 @@ fn wifi_chain() {
 fn respond_chain() {
     check("respond_chain.toml");
 }
+
+#[test]
+fn compare_congested() {
+    check("compare_congested.toml");
+}
+
+#[test]
+fn compare_handoff() {
+    check("compare_handoff.toml");
+}

@@ -1,9 +1,10 @@
 """Target ``compare_all``: every scheme on identical scenarios and seeds.
 
-The sweep's ``scheme`` labels are ``DIRECTION:SCHEME`` (``fh_mh:snoop``); ``loss`` names
-the wireless error model and its rate. A **scenario** is a direction with one loss
-setting; a **family** is a direction with one loss model (its scenarios are the loss
-rates). Everything below is computed from the runs of the measured flow ``tcp1``:
+The sweep is made of parts, one per topology (:mod:`tcpair.reproduce.compare_plan`);
+its ``scheme`` labels are ``DIRECTION:SCHEME`` (``fh_mh:snoop``); ``loss`` names the
+wireless error model and its rate. A **scenario** is a part's direction with one loss
+setting; a **family** is a part's direction with one loss model (its scenarios are the
+loss rates). Everything below is computed from the runs of the measured flow ``tcp1``:
 
 - per scenario, goodput(scheme) / goodput(Reno), paired by seed, with its 95% interval
   (:func:`tcpair.reproduce._common.paired_ratios`); a scheme *wins* where the interval
@@ -21,22 +22,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from tcpair.analysis import Analysis, Context
-from tcpair.page import Figure
-from tcpair.reproduce import compare_deploy
-from tcpair.reproduce._common import paired_ratios, save
+from tcpair.reproduce import compare_deploy, compare_plan, compare_plots
+from tcpair.reproduce._common import paired_ratios
 from tcpair.verdict import HOLDS, Interval, above, below, mean_ci
 
 FLOW = "tcp1"
 BASE = "reno"
 VALUE = "goodput_kbps"
-DIRECTIONS: Mapping[str, str] = {"fh_mh": "FH -> MH", "mh_fh": "MH -> FH"}
+DIRECTIONS: Mapping[str, str] = {
+    "fh_mh": "FH -> MH",
+    "mh_fh": "MH -> FH",
+    "mh_mh": "MH -> MH",
+    "chain": "n0 -> n5",
+}
 MODELS: Mapping[str, str] = {"markov2": "bursty", "markov2_time": "bursty (timed)"}
 WINS, LOSES, SAME = "wins", "loses", "no difference"
 NOT_APPLICABLE = "not applicable"
@@ -69,9 +73,14 @@ def mean_loss(loss: Mapping[str, Any], packet_size: float) -> float:
 
 
 def data_loss(sc: Mapping[str, Any]) -> tuple[str, float]:
-    """Model and mean rate of the loss on the wireless hop's data direction."""
+    """Model and mean rate of the loss on the wireless hop's data direction (or of a
+    shared medium's packet-level loss)."""
     flow = compare_deploy.the_flow(sc)
     size = float(flow.get("packet_size", 1000))
+    for medium in sc.get("media", []):
+        loss = medium.get("loss")
+        if loss:
+            return str(loss.get("model")), mean_loss(loss, size)
     for link in sc.get("links", []):
         if link.get("kind") != "wireless":
             continue
@@ -88,13 +97,14 @@ def data_loss(sc: Mapping[str, Any]) -> tuple[str, float]:
 
 def tidy(runs: pd.DataFrame, scenarios: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     """The measured flow's runs with ``direction``, ``name`` (scheme), ``model``,
-    ``family`` and ``rate`` (mean loss rate) columns, and ``sc``, the run's scenario
-    (``scenarios`` maps each ``run_key`` to it)."""
+    ``family`` and ``rate`` (mean loss rate) columns, ``part`` (empty for a sweep of one
+    grid) and ``sc``, the run's scenario (``scenarios`` maps each ``run_key`` to it)."""
     df = runs[runs["flow"] == FLOW] if "flow" in runs.columns else runs
     if df.empty or "scheme" not in df.columns:
-        cols = ["direction", "name", "model", "family", "rate", "sc"]
+        cols = ["direction", "name", "model", "family", "rate", "sc", "part"]
         return pd.DataFrame(columns=[*df.columns, *cols])
     df = df.copy()
+    df["part"] = df["part"].fillna("").astype(str) if "part" in df.columns else ""
     parts = df["scheme"].map(split_label)
     df["direction"] = [p[0] for p in parts]
     df["name"] = [p[1] for p in parts]
@@ -103,6 +113,8 @@ def tidy(runs: pd.DataFrame, scenarios: Mapping[str, Mapping[str, Any]]) -> pd.D
     df["model"] = [MODELS.get(m, m) for m, _ in losses]
     df["rate"] = [r for _, r in losses]
     df["family"] = df["direction"] + ", " + df["model"]
+    named = df["part"] != ""
+    df.loc[named, "family"] = df.loc[named, "part"] + ": " + df.loc[named, "family"]
     return df
 
 
@@ -122,7 +134,7 @@ def outcome(iv: Interval) -> str:
 
 def ratios(t: pd.DataFrame) -> pd.DataFrame:
     """Per scenario and scheme: goodput over Reno's, paired by seed, 95% interval."""
-    keys = ["direction", "family", "loss", "rate"]
+    keys = ["part", "direction", "family", "loss", "rate"]
     parts = []
     for name in scheme_order(t):
         if name == BASE:
@@ -148,11 +160,39 @@ def cell(est: float, lo: float, hi: float) -> str:
     return f"{est:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def ratio_table(rat: pd.DataFrame, direction: str, losses: Sequence[str], order: Sequence[str]):
-    """Schemes x loss settings of one direction: ``ratio [low, high]``."""
-    d = rat[rat["direction"] == direction]
+KEY_OF = {v: k for k, v in DIRECTIONS.items()}
+
+
+def _place(part: str, direction: str) -> str:
+    return f"{part}, {direction}" if part else direction
+
+
+def sections(t: pd.DataFrame) -> list[tuple[str, str]]:
+    """(part, direction) pairs in the sweep's order: one results table each."""
+    if t.empty:
+        return []
+    return list(dict.fromkeys(zip(t["part"], t["direction"], strict=True)))
+
+
+def why_not(scheme: str, part: str, direction: str) -> str:
+    """``not applicable: REASON`` for a scheme a part's direction leaves out."""
+    why = compare_plan.reason(scheme, part, KEY_OF.get(direction, direction))
+    return f"{NOT_APPLICABLE}: {why}"
+
+
+def ratio_table(
+    rat: pd.DataFrame,
+    direction: str,
+    losses: Sequence[str],
+    order: Sequence[str],
+    part: str = "",
+) -> pd.DataFrame:
+    """Schemes x loss settings of one part's direction: ``ratio [low, high]``, or
+    ``not applicable: why`` for a scheme the part's direction does not run."""
+    d = rat[(rat["direction"] == direction) & (rat["part"] == part)]
     table = pd.DataFrame(index=[s for s in order if s != BASE], columns=list(losses), dtype=object)
-    table[:] = NOT_APPLICABLE
+    for s in table.index:
+        table.loc[s, :] = why_not(s, part, direction)
     for r in d.itertuples():
         table.loc[r.scheme, r.loss] = cell(r.ratio, r.ratio_low, r.ratio_high)
     return table.rename_axis("scheme").reset_index()
@@ -173,7 +213,7 @@ def family_interval(t: pd.DataFrame, name: str) -> Interval:
 def ranking(t: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     """Per family, each scheme's interval and its rank from the intervals."""
     rows = []
-    for (direction, family), g in t.groupby(["direction", "family"], sort=True):
+    for (direction, family), g in t.groupby(["direction", "family"], sort=False):
         ivs = {s: family_interval(g, s) for s in order if s in set(g["name"])}
         for s, iv in ivs.items():
             top = sum(1 for o in ivs.values() if np.isfinite(o.low) and o.low > iv.high)
@@ -193,43 +233,78 @@ def ranking(t: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame(columns=["direction", "family", "rank", "scheme"])
     out = pd.DataFrame(rows)
-    return out.sort_values(["direction", "family", "rank", "estimate"], ascending=[1, 1, 1, 0])
+    seen = {f: i for i, f in enumerate(dict.fromkeys(out["family"]))}
+    out["_f"] = out["family"].map(seen)
+    out = out.sort_values(["_f", "rank", "estimate"], ascending=[1, 1, 0], kind="stable")
+    return out.drop(columns="_f")
 
 
-def not_applicable(t: pd.DataFrame) -> list[tuple[str, str]]:
-    """(direction, scheme) pairs the sweep leaves out: a scheme run in one direction
-    only does not fit the other (docs/compare.md)."""
-    names = set(t["name"])
+def not_applicable(t: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(part and direction, scheme, reason) for every scheme a part's direction leaves
+    out (docs/compare.md)."""
+    names = list(dict.fromkeys(t["name"]))
     out = []
-    for direction, g in t.groupby("direction", sort=True):
-        out += [(str(direction), s) for s in sorted(names - set(g["name"]))]
+    for part, direction in sections(t):
+        g = t[(t["part"] == part) & (t["direction"] == direction)]
+        where = _place(part, direction)
+        for s in [n for n in names if n not in set(g["name"])]:
+            out.append((where, s, why_not(s, part, direction).split(": ", 1)[1]))
     return out
 
 
-def summary(rat: pd.DataFrame, ranks: pd.DataFrame, na: Sequence[tuple[str, str]]) -> str:
+def _na_text(na: Sequence[tuple[str, str, str]]) -> str:
+    """Not-applicable schemes grouped by reason, then by the places they share."""
+    by_place: dict[tuple[str, str], list[str]] = {}
+    for where, s, why in na:
+        by_place.setdefault((where, why), []).append(s)
+    groups: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for (where, why), ss in by_place.items():
+        groups.setdefault((tuple(ss), why), []).append(where)
+    return "; ".join(
+        f"{', '.join(ss)} in {', '.join(ws)} ({why})" for (ss, why), ws in groups.items()
+    )
+
+
+def _names(g: pd.DataFrame, most: int = 4) -> str:
+    """Schemes of a ranking slice with their mean ratio, at most ``most`` named."""
+    shown = [f"{r.scheme} ({r.estimate:.2f})" for r in g.head(most).itertuples()]
+    more = len(g) - most
+    return ", ".join(shown) + (f" and {more} more tied" if more > 0 else "")
+
+
+def family_matrix(ranks: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """Schemes x families: the mean goodput ratio over Reno and the rank, ``1.63 (1)``."""
+    if ranks.empty:
+        return pd.DataFrame(columns=["scheme"])
+    fams = list(dict.fromkeys(ranks["family"]))
+    table = pd.DataFrame(index=list(order), columns=fams, dtype=object)
+    table[:] = "n/a"
+    for r in ranks.itertuples():
+        table.loc[r.scheme, r.family] = f"{r.estimate:.2f} ({r.rank})"
+    return table.rename_axis("scheme").reset_index()
+
+
+def summary(rat: pd.DataFrame, ranks: pd.DataFrame, na: Sequence[tuple[str, str, str]]) -> str:
     """The computed summary the page opens with."""
     if rat.empty:
         return "No paired runs of the schemes and Reno yet."
     best = []
-    for (_, family), g in ranks.groupby(["direction", "family"], sort=True):
-        first = g[g["rank"] == 1]["scheme"].tolist()
-        last = g[g["rank"] == g["rank"].max()]["scheme"].tolist()
-        best.append(f"{family}: first {', '.join(first)}; last {', '.join(last)}")
+    for family, g in ranks.groupby("family", sort=False):
+        first = _names(g[g["rank"] == 1])
+        last = _names(g[g["rank"] == g["rank"].max()].sort_values("estimate"))
+        best.append(f"{family}: first {first}; last {last}")
     per_scheme = []
-    n = rat.groupby("scheme", sort=False)
-    for s, g in n:
+    for s, g in rat.groupby("scheme", sort=False):
         wins, loses = (g["outcome"] == WINS).sum(), (g["outcome"] == LOSES).sum()
         text = (
             f"{s} beats Reno in {wins} of {len(g)} scenarios (ratio "
             f"{g['ratio'].min():.2f} to {g['ratio'].max():.2f})"
         )
         if loses:
-            where = sorted(
-                {f"{r.direction} {r.loss}" for r in g[g["outcome"] == LOSES].itertuples()}
-            )
-            text += (
-                f", loses in {loses} ({', '.join(where[:3])}{', ...' if len(where) > 3 else ''})"
-            )
+            lost = g[g["outcome"] == LOSES]
+            where = [_place(r.part, r.direction) + f" {r.loss}" for r in lost.itertuples()]
+            more = "; ..." if len(where) > 3 else ""
+            text += f", loses in {loses} ({'; '.join(where[:3])}{more})"
         per_scheme.append(text)
     out = (
         "Summary, computed from the runs below. Ranking per family (rank 1 = best; ties "
@@ -237,49 +312,17 @@ def summary(rat: pd.DataFrame, ranks: pd.DataFrame, na: Sequence[tuple[str, str]
         "seed (wins: 95% interval of the goodput ratio above 1): " + "; ".join(per_scheme) + "."
     )
     if na:
-        out += " Not applicable: " + ", ".join(f"{s} ({d})" for d, s in na) + "."
+        out += " Not applicable: " + _na_text(na) + "."
     return out
 
 
-def plot_families(ranks: pd.DataFrame, order: Sequence[str], out: Path) -> Figure | None:
-    """Each scheme's mean goodput ratio over Reno per family, with its 95% interval."""
-    from matplotlib.figure import Figure as MplFigure
-
-    fams = list(dict.fromkeys(ranks["family"]))
-    if not fams:
-        return None
-    fig = MplFigure(figsize=(10, 4.8), layout="constrained")
-    ax = fig.add_subplot()
-    names = [s for s in order if s in set(ranks["scheme"])]
-    x = np.arange(len(names))
-    width = 0.8 / len(fams)
-    for i, fam in enumerate(fams):
-        g = ranks[ranks["family"] == fam].set_index("scheme").reindex(names)
-        est = g["estimate"].to_numpy(float)
-        err = np.vstack([est - g["low"].to_numpy(float), g["high"].to_numpy(float) - est])
-        ax.errorbar(
-            x + (i - (len(fams) - 1) / 2) * width,
-            est,
-            yerr=np.nan_to_num(err).clip(0),
-            fmt="o",
-            ms=3,
-            capsize=2,
-            label=fam,
-        )
-    ax.axhline(1.0, color="#888", lw=0.8)
-    ax.set_xticks(x)
-    ax.set_xticklabels(names, rotation=40, ha="right", fontsize=8)
-    ax.set_ylabel("goodput / Reno's (mean over the family)")
-    ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=7, ncol=2)
-    png, svg = save(fig, out, "compare_all_families")
-    return Figure(
-        png,
-        "Per scenario family (direction x loss model), each scheme's goodput "
-        "over Reno's: per seed the mean over the family's loss rates, mean over "
-        "seeds with its 95% interval.",
-        svg=svg,
-    )
+def _losses(ctx: Context, t: pd.DataFrame) -> list[str]:
+    """Loss labels in the sweep's order, those the runs have."""
+    if "loss" not in ctx.spec.axis_names:
+        return []
+    labels = ctx.spec.axes[ctx.spec.axis_names.index("loss")].labels
+    have = set(t.get("loss", []))
+    return [lab for lab in labels if lab in have]
 
 
 def analyse(ctx: Context) -> Analysis:
@@ -287,25 +330,20 @@ def analyse(ctx: Context) -> Analysis:
     order = scheme_order(t)
     rat = ratios(t)
     ranks = ranking(t, order)
-    losses = (
-        [
-            lab
-            for lab in ctx.spec.axes[[a.name for a in ctx.spec.axes].index("loss")].labels
-            if lab in set(t.get("loss", []))
-        ]
-        if "loss" in ctx.spec.axis_names
-        else []
-    )
-    tables = [
-        (
-            f"Goodput ratio over Reno, {d} (95% interval, paired by seed)",
-            ratio_table(rat, d, losses, order),
-        )
-        for d in DIRECTIONS.values()
-        if d in set(t.get("direction", []))
-    ]
+    losses = _losses(ctx, t)
+    tables = []
+    for part, d in sections(t):
+        here = set(t.loc[(t["part"] == part) & (t["direction"] == d), "loss"])
+        mine = [x for x in losses if x in here]
+        title = f"Goodput ratio over Reno, {_place(part, d)} (95% interval, paired by seed)"
+        tables.append((title, ratio_table(rat, d, mine, order, part)))
     kept = ctx.result.table("bs_state") if "bs_state" in ctx.spec.keep else pd.DataFrame()
     tables += [
+        (
+            "Mean goodput over Reno per scenario family (rank in parentheses; n/a: not "
+            "applicable, the reasons are in the tables above)",
+            family_matrix(ranks, order),
+        ),
         (
             "Ranking per scenario family",
             ranks.drop(columns=["direction", "estimate", "low", "high"]),
@@ -317,9 +355,12 @@ def analyse(ctx: Context) -> Analysis:
         ),
     ]
     rat.to_csv(ctx.out / "compare_all_ratios.csv", index=False)
-    fig = plot_families(ranks, order, ctx.out)
+    figs = [
+        compare_plots.plot_families(ranks, order, ctx.out),
+        compare_plots.plot_loss_sweep(rat, order, ctx.out),
+    ]
     return Analysis(
-        figures=[fig] if fig else [],
+        figures=[f for f in figs if f is not None],
         tables=tables,
         files=[("compare_all_ratios.csv", "goodput ratio over Reno per scenario (CSV)")],
         intro=summary(rat, ranks, not_applicable(t)),
@@ -329,11 +370,13 @@ def analyse(ctx: Context) -> Analysis:
 __all__ = [
     "analyse",
     "data_loss",
+    "family_matrix",
     "mean_loss",
     "not_applicable",
     "ranking",
     "ratio_table",
     "ratios",
+    "sections",
     "split_label",
     "summary",
     "tidy",

@@ -51,16 +51,23 @@ def the_flow(sc: Mapping[str, Any]) -> dict[str, Any]:
     return dict((sc.get("flows") or [{}])[0])
 
 
-def mobile_host(sc: Mapping[str, Any]) -> str | None:
-    """The flow's end that a wireless link touches."""
+def mobile_hosts(sc: Mapping[str, Any]) -> set[str]:
+    """The flow's ends that a wireless link or a shared medium touches."""
     flow = the_flow(sc)
     ends = {flow.get("src"), flow.get("dst")}
+    near: set[Any] = set()
     for link in sc.get("links", []):
         if link.get("kind") == "wireless":
-            hit = ends & {link.get("from"), link.get("to")}
-            if hit:
-                return str(sorted(hit)[0])
-    return None
+            near |= {link.get("from"), link.get("to")}
+    for medium in sc.get("media", []):
+        near |= {st.get("node") for st in medium.get("stations", [])}
+    return {str(e) for e in ends & near}
+
+
+def mobile_host(sc: Mapping[str, Any]) -> str | None:
+    """The first (by name) of the flow's mobile ends."""
+    hosts = sorted(mobile_hosts(sc))
+    return hosts[0] if hosts else None
 
 
 def bs_agents(sc: Mapping[str, Any]) -> list[str]:
@@ -106,11 +113,13 @@ def _show(v: Any) -> str:
 def host_changes(sc: Mapping[str, Any]) -> dict[str, list[str]]:
     """Changes at the fixed host (``FH``) and the mobile host (``MH``)."""
     flow = the_flow(sc)
-    mh = mobile_host(sc)
+    mhs = mobile_hosts(sc)
     sending, receiving = sender_changes(flow), receiver_changes(flow)
+    if (sc.get("mobility") or {}).get("freeze") and sc["mobility"].get("host") == flow.get("dst"):
+        receiving.append("mobility.freeze = true (zero window before each hand-off)")
     out: dict[str, list[str]] = {"FH": [], "MH": []}
-    out["MH" if flow.get("src") == mh else "FH"].extend(sending)
-    out["MH" if flow.get("dst") == mh else "FH"].extend(receiving)
+    out["MH" if flow.get("src") in mhs else "FH"].extend(sending)
+    out["MH" if flow.get("dst") in mhs else "FH"].extend(receiving)
     return out
 
 
@@ -119,7 +128,9 @@ def probe(sc: Mapping[str, Any]) -> pd.DataFrame:
     from tcpair.api import run
 
     short = json.loads(json.dumps(sc))
-    short.setdefault("run", {}).update({"duration": PROBE_SECONDS, "warmup": 0.0})
+    # hand-offs must end within the run: a scenario with them is probed whole
+    seconds = short.get("run", {}).get("duration") if short.get("mobility") else PROBE_SECONDS
+    short.setdefault("run", {}).update({"duration": seconds, "warmup": 0.0})
     trace = run(short, trace=True).trace
     if trace.empty:
         return pd.DataFrame(columns=["kind", "packet", "count"])
@@ -181,26 +192,30 @@ def deployment(runs: pd.DataFrame, order: Sequence[str], *, probes: bool = True)
 
 
 def bs_state(kept: pd.DataFrame, runs: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
-    """Per direction and scheme: packets and bytes held at the BS per connection
-    (mean over each run's time, averaged over runs; peak, the largest over runs)."""
-    pairs = runs[["direction", "name", "scheme"]].drop_duplicates()
+    """Per part, direction and scheme with a BS agent: packets and bytes held at the BSs
+    per connection (mean over each run's time, averaged over runs; peak, the largest
+    over runs). The agents of every BS on the path add up."""
+    runs = runs.assign(part=runs["part"] if "part" in runs.columns else "")
+    with_agent = runs[[bool(bs_agents(sc)) for sc in runs["sc"]]] if len(runs) else runs
+    pairs = with_agent[["part", "direction", "name", "scheme"]].drop_duplicates()
     cols = ["pkts_mean", "pkts_peak", "bytes_mean", "bytes_peak"]
     if kept.empty or "flow" not in kept.columns:
-        state = pd.DataFrame(columns=["scheme", *cols])
+        state = pd.DataFrame(columns=["part", "scheme", *cols])
     else:
         per_conn = kept[kept["flow"].astype(str) != "total"].copy()
+        per_conn["part"] = per_conn["part"].fillna("") if "part" in per_conn.columns else ""
         for c in cols:
             per_conn[c] = pd.to_numeric(per_conn[c], errors="coerce")
-        # several agents at one BS add up; then one value per run
-        per_run = per_conn.groupby(["scheme", "run_key"])[cols].sum().reset_index()
-        state = per_run.groupby("scheme").agg(
+        # several agents at one BS, and several BSs, add up; then one value per run
+        per_run = per_conn.groupby(["part", "scheme", "run_key"])[cols].sum().reset_index()
+        state = per_run.groupby(["part", "scheme"]).agg(
             pkts_mean=("pkts_mean", "mean"),
             pkts_peak=("pkts_peak", "max"),
             bytes_mean=("bytes_mean", "mean"),
             bytes_peak=("bytes_peak", "max"),
         )
         state = state.reset_index()
-    out = pairs.merge(state, on="scheme", how="left").fillna({c: 0.0 for c in cols})
+    out = pairs.merge(state, on=["part", "scheme"], how="left").fillna({c: 0.0 for c in cols})
     out = out.drop(columns="scheme").rename(
         columns={
             "name": "scheme",
@@ -218,9 +233,10 @@ def _ordered(df: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
         return df
     rank = {s: i for i, s in enumerate(order)}
     key = df["scheme"].map(lambda s: rank.get(s, len(rank)))
-    return (
-        df.assign(_k=key).sort_values(["direction", "_k"]).drop(columns="_k").reset_index(drop=True)
-    )
+    first = {d: i for i, d in enumerate(dict.fromkeys(df["direction"]))}
+    by = df.assign(_k=key, _d=df["direction"].map(first))
+    by = by.sort_values(["_d", "_k"], kind="stable")
+    return by.drop(columns=["_k", "_d"]).reset_index(drop=True)
 
 
 __all__ = [
@@ -228,6 +244,7 @@ __all__ = [
     "deployment",
     "host_changes",
     "mobile_host",
+    "mobile_hosts",
     "probe",
     "receiver_changes",
     "semantics_kept",

@@ -309,6 +309,56 @@ pub fn matrix(file: &str) -> (Vec<(&'static str, Value)>, Vec<Scheme>) {
                 ("w_r21", respond_w("21")),
             ],
         ),
+        // compare-all's one-link path with competing wired traffic: Syndrome in
+        // both directions (MH -> FH the BS's own queue drops data: a wireline
+        // loss, an AN gap), and Snoop.
+        "compare_congested.toml" => {
+            let syn = [
+                ("flows.tcp1.tcp.eln", json!(t)),
+                ("flows.tcp1.sink.syndrome", json!(t)),
+            ];
+            let mh_fh = [
+                ("flows.tcp1.src", json!("mh")),
+                ("flows.tcp1.dst", json!("fh")),
+                ("links.wireless.from", json!("mh")),
+                ("links.wireless.to", json!("bs")),
+            ];
+            let mut syn_up = bs(&["bs"], "syndrome", &syn);
+            syn_up.extend(mh_fh.iter().cloned());
+            (
+                vec![(
+                    "links.wireless.forward.loss",
+                    json!({"model": "uniform", "p": 0.02}),
+                )],
+                vec![
+                    ("plain", vec![]),
+                    ("snoop", bs(&["bs"], "snoop", &[])),
+                    ("syndrome", bs(&["bs"], "syndrome", &syn)),
+                    ("syndrome_mh_fh", syn_up),
+                ],
+            )
+        }
+        // compare-all's hand-off path (its three hand-offs must end within the
+        // run): the scheme at both BSs, and Freeze-TCP.
+        "compare_handoff.toml" => (
+            vec![("run.duration", json!(50.0))],
+            vec![
+                ("plain", vec![]),
+                ("snoop", bs(&["bs", "bs2"], "snoop", &[])),
+                (
+                    "syndrome_freeze",
+                    bs(
+                        &["bs", "bs2"],
+                        "syndrome",
+                        &[
+                            ("flows.tcp1.tcp.eln", json!(t)),
+                            ("flows.tcp1.sink.syndrome", json!(t)),
+                            ("mobility.freeze", json!(t)),
+                        ],
+                    ),
+                ),
+            ],
+        ),
         other => panic!("no snapshot matrix for {other}"),
     }
 }

@@ -169,6 +169,9 @@ pub(super) struct Conn {
     /// Latest FH send time among the packets forwarded toward the MH.
     fwd_mark: Time,
     pub(super) down_last_ack: Option<u32>,
+    /// A new ACK from the MH that the BS's own queue toward the FH dropped
+    /// after this agent let it through: the FH never saw it.
+    down_lost_ack: Option<u32>,
     list: NoticeList,
     rtx: Vec<u32>,
     /// State last reported to the meters.
@@ -187,6 +190,7 @@ impl Conn {
             highest: None,
             fwd_mark: 0,
             down_last_ack: None,
+            down_lost_ack: None,
             list: NoticeList::new(p.rxmit_threshold),
             rtx: Vec::new(),
             held: (0, 0),
@@ -326,6 +330,7 @@ impl ClrpBs {
         let dup = c.down_last_ack == Some(ack);
         if c.down_last_ack.is_none_or(|l| ack > l) {
             c.down_last_ack = Some(ack);
+            c.down_lost_ack = None;
             while c.cache.front().is_some_and(|p| p.seq < ack) {
                 let p = c.cache.pop_front().expect("front exists");
                 c.cache_bytes -= i64::from(p.size);
@@ -365,6 +370,14 @@ impl ClrpBs {
             }
         }
         if dup {
+            // The first copy of this ACK never left the BS: the FH still waits
+            // for it, and absorbing its copies would leave the FH retransmitting
+            // what the MH holds, for ever. The copy goes on as the FH's new ACK.
+            if c.down_lost_ack == Some(ack) {
+                c.down_lost_ack = None;
+                c.c.dupacks_forwarded += 1;
+                return Verdict::Forward;
+            }
             if c.wireless_loss(ack, pkt.ts_echo) == Some(true) {
                 // A wireless loss the BS repairs: hidden from the FH.
                 c.c.dupacks_suppressed += 1;
@@ -389,6 +402,19 @@ impl ClrpBs {
 impl BsAgent for ClrpBs {
     fn name(&self) -> &'static str {
         INFO.name
+    }
+
+    fn on_queue_drop(&mut self, _now: Time, pkt: &Packet) {
+        // FH -> MH: the BS's own queue toward the FH dropped the MH's latest
+        // ACK after this agent took it as new (and may absorb its copies).
+        if pkt.kind != PktKind::Ack {
+            return;
+        }
+        if let Some(c) = self.conns.get_mut(pkt.flow as usize) {
+            if c.down_last_ack == Some(pkt.seq) {
+                c.down_lost_ack = Some(pkt.seq);
+            }
+        }
     }
 
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {

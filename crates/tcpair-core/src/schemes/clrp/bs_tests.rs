@@ -158,6 +158,32 @@ fn fh_to_mh_local_retransmission_at_the_threshold_option_stripped() {
 }
 
 #[test]
+fn fh_to_mh_an_ack_the_bs_queue_dropped_is_not_absorbed_again() {
+    // 1 and 2 cached; the MH's new ACK 2 passes the agent, then the BS's own
+    // queue toward the FH drops it; 2 is lost on the wireless hop and nothing
+    // follows it. The FH times out and resends 1, which the MH holds: its ACK 2
+    // is a DUPACK for the cached 2, but the FH never saw the first ACK 2.
+    let mut b = bs();
+    down_data(&mut b, 1, 1);
+    down_data(&mut b, 2, 2);
+    assert_eq!(down_ack(&mut b, 2, &[], 1).0, Verdict::Forward);
+    let mut dropped = pkt(0, PktKind::Ack, 2);
+    b.on_queue_drop(0, &dropped);
+    down_data(&mut b, 1, 5); // the FH's retransmission of 1
+    assert_eq!(
+        down_ack(&mut b, 2, &[], 5).0,
+        Verdict::Forward,
+        "the FH needs it"
+    );
+    assert_eq!(down_ack(&mut b, 2, &[], 5).0, Verdict::Absorb, "once only");
+    // A data packet's drop, or an older ACK's, changes nothing.
+    dropped.kind = PktKind::Data;
+    b.on_queue_drop(0, &dropped);
+    b.on_queue_drop(0, &pkt(0, PktKind::Ack, 1));
+    assert_eq!(down_ack(&mut b, 2, &[], 6).0, Verdict::Absorb);
+}
+
+#[test]
 fn fh_to_mh_a_hole_the_bs_never_received_is_the_senders() {
     let mut b = bs();
     for s in [0, 1, 3, 4, 5, 6] {

@@ -4,8 +4,11 @@
 //! sequence number). The receiver's part is [`super::receiver`].
 //!
 //! "If a packet is dropped at the BS due to buffer overflow, it is treated
-//! as being lost in the wireline network" (§3): the number is given back
-//! when the BS's own output queue drops the packet, so no AN gap appears.
+//! as being lost in the wireline network" (§3). FH -> MH (Table 2: the AN gap m
+//! counts wireless losses) the number is given back when the BS's own output
+//! queue drops the packet, so no AN gap appears. MH -> FH (Table 3: the AN gap
+//! counts wireline losses, and n - m the wireless ones) the number is kept, so
+//! the drop is an AN gap like any loss between the BS and the FH.
 //! The tag also says on which side of this BS the wireless hop lies, which
 //! picks the receiver's rules (Table 2 for FH -> MH, Table 3 for MH -> FH),
 //! and which BS set it, so that a receiver can tell a new BS's counter after
@@ -92,12 +95,17 @@ impl BsAgent for SyndromeBs {
     }
 
     fn on_queue_drop(&mut self, _now: Time, pkt: &Packet) {
-        // §3: a packet dropped by the BS's own queue is a wireline loss; give
-        // its number back. The sim reports the drop right after this agent
-        // tagged it, so it holds the latest number.
+        // Chen et al. 2002 §3: a packet dropped by the BS's own queue is a
+        // wireline loss. Toward the wireless hop (Table 2) give its number
+        // back; away from it (Table 3) the AN gap already says wireline. The
+        // sim reports the drop right after this agent tagged it, so it holds
+        // the latest number.
         let Some(tag) = pkt.syn.iter().find(|t| t.bs == self.node + 1) else {
             return;
         };
+        if !tag.downstream_wireless {
+            return;
+        }
         if let Some(conn) = self.conns.get_mut(pkt.flow as usize) {
             if conn.last == Some(tag.an) {
                 conn.last = tag.an.checked_sub(1);
@@ -119,7 +127,7 @@ impl BsAgent for SyndromeBs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::testing::{pkt, DOWN};
+    use crate::bs::testing::{counter, pkt, DOWN, UP};
     use crate::net::LinkKind;
 
     fn data(flow: FlowId, seq: u32) -> Packet {
@@ -149,6 +157,28 @@ mod tests {
         assert_eq!(p.syn.iter().next().unwrap().an, 2);
         assert_eq!(bs.counters(0), vec![("tagged", 4), ("numbers_returned", 1)]);
         assert_eq!(bs.meters().total.bytes, 8);
+    }
+
+    #[test]
+    fn mh_to_fh_queue_drops_keep_their_number() {
+        // Table 3: n - m wireless losses, m the AN gap. A packet the BS tagged and
+        // its own queue toward the FH dropped must leave an AN gap (m = 1, n = 1:
+        // w = 0, wireline), not give the number back (m = 0: w = 1, wireless).
+        let mut bs = SyndromeBs::new(1);
+        let mut out = BsOut::default();
+        let mut ans = Vec::new();
+        for seq in 0..3 {
+            let mut p = data(0, seq);
+            bs.on_packet(0, &UP, &mut p, &mut out);
+            let t = p.syn.iter().next().copied().unwrap();
+            assert!(!t.downstream_wireless);
+            ans.push(t.an);
+            if seq == 1 {
+                bs.on_queue_drop(0, &p);
+            }
+        }
+        assert_eq!(ans, vec![0, 1, 2]);
+        assert_eq!(counter(&bs, 0, "numbers_returned"), 0);
     }
 
     #[test]
