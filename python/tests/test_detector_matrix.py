@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from tcpair import api
+from tcpair._errors import ScenarioError
 from tcpair.analysis import Context
 from tcpair.paths import shipped_sweeps
 from tcpair.reproduce import detector_matrix as dm
@@ -203,3 +204,10 @@ def test_tiny_real_run_end_to_end(tmp_path: Path) -> None:
     assert (plain["ratio"] == 1.0).all()  # plain TCP by construction, run all the same
     acc = pd.read_csv(report / "detector_matrix_accuracy.csv").set_index("detector")
     assert acc.loc["oracle", "A_w"] == pytest.approx(1.0)
+
+
+def test_the_family_name_runs_the_three_targets() -> None:
+    assert resolve_targets(["detector-matrix"]) == list(FAMILIES)
+    assert resolve_targets(["detector_matrix", "detector-matrix-w"]) == list(FAMILIES)
+    with pytest.raises(ScenarioError, match="unknown reproduce target 'detector-mat'"):
+        resolve_targets(["detector-mat"])

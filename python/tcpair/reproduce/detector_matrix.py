@@ -125,6 +125,10 @@ def ratios(g: pd.DataFrame, combos: Sequence[str]) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=[*cols, "seeds", "outcome"])
     out = pd.concat(parts, ignore_index=True)
+    # scenarios in the order of the runs' axes (numeric), not of their labels
+    pos = {s: i for i, s in enumerate(dict.fromkeys(g["scenario"]))}
+    out = out.sort_values("scenario", key=lambda v: v.map(pos), kind="stable")
+    out = out.reset_index(drop=True)
     out["outcome"] = [
         outcome(Interval(r.ratio, r.ratio_low, r.ratio_high, int(r.seeds)))
         for r in out.itertuples()
@@ -217,6 +221,26 @@ def matrix_table(rat: pd.DataFrame, combos: Sequence[str], dom: Dominance) -> pd
     return pd.DataFrame(rows)
 
 
+def tally(
+    rat: pd.DataFrame, acc: pd.DataFrame, detectors: Sequence[str], responders: Sequence[str]
+) -> pd.DataFrame:
+    """Detector x responder: ``wins/losses`` against plain TCP over the family's scenarios,
+    and the detector's A_w and A_c pooled over the family (``acc``: scenario ``all``)."""
+    count = rat.assign(w=rat["outcome"] == WINS, l=rat["outcome"] == LOSES)
+    n = count.groupby(["detector", "responder"])[["w", "l"]].sum()
+    a = acc.set_index("detector") if not acc.empty else pd.DataFrame()
+    rows = []
+    for d in detectors:
+        row: dict[str, object] = {"detector": d}
+        for r in responders:
+            row[r] = f"{n.loc[(d, r), 'w']}/{n.loc[(d, r), 'l']}" if (d, r) in n.index else ""
+        for k in ("A_w", "A_c"):
+            v = a.loc[d, k] if d in a.index else np.nan
+            row[k] = f"{v:.2f}" if np.isfinite(v) else "n/a"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def plain_check(rat: pd.DataFrame) -> tuple[int, int]:
     """(combinations that are plain TCP by construction whose goodput equals plain TCP's
     exactly in every scenario, such combinations): detector none or responder 0."""
@@ -233,8 +257,9 @@ def _listing(rat: pd.DataFrame, names: Sequence[str], limit: int = 12) -> str:
     for c in names[:limit]:
         mine = rat[rat["combo"] == c]
         wins = int((mine["outcome"] == WINS).sum())
-        span = f"{mine['ratio'].min():.2f}-{mine['ratio'].max():.2f}"
-        parts.append(f"{c} (wins in {wins} of {len(mine)}, ratios {span})")
+        lo, hi = mine["ratio"].min(), mine["ratio"].max()
+        span = f"ratio {lo:.2f}" if len(mine) == 1 else f"ratios {lo:.2f}-{hi:.2f}"
+        parts.append(f"{c} (wins in {wins} of {len(mine)}, {span})")
     more = f", and {len(names) - limit} more" if len(names) > limit else ""
     return ", ".join(parts) + more
 
@@ -262,9 +287,9 @@ def summary(rat: pd.DataFrame, dom: Dominance, deployable: Dominance, family: st
     nd, nd_dep = by_mean(rat, dom.non_dominated), by_mean(rat, deployable.non_dominated)
     text = [
         f"Summary, computed from the runs below ({family}; {len(dom.combos)} combinations, "
-        f"{len(dom.scenarios)} scenarios). Against plain TCP (detector none, responder 0), "
-        "paired by seed: a combination wins where the 95% interval of its goodput ratio lies "
-        "above 1 and loses where it lies below 1.",
+        f"{len(dom.scenarios)} scenario{'' if len(dom.scenarios) == 1 else 's'}). Against "
+        "plain TCP (detector none, responder 0), paired by seed: a combination wins where "
+        "the 95% interval of its goodput ratio lies above 1 and loses where it lies below 1.",
         f"Non-dominated ({len(nd)} of {len(dom.combos)}; A dominates B when A's interval lies "
         "wholly above B's in some scenario and B's never wholly above A's): "
         + _listing(rat, nd)
@@ -276,9 +301,10 @@ def summary(rat: pd.DataFrame, dom: Dominance, deployable: Dominance, family: st
     for s in dom.scenarios:
         here = rat[rat["scenario"] == s]
         top = top_group(rat, s)
+        wins, loses = int((here["outcome"] == WINS).sum()), int((here["outcome"] == LOSES).sum())
         text.append(
-            f"{s}: {int((here['outcome'] == WINS).sum())} combinations win, "
-            f"{int((here['outcome'] == LOSES).sum())} lose; not beaten by any other "
+            f"{s}: {wins} combination{'' if wins == 1 else 's'} win{'s' if wins == 1 else ''}, "
+            f"{loses} lose{'s' if loses == 1 else ''}; not beaten by any other "
             f"({len(top)}): {', '.join(top[:6])}{', ...' if len(top) > 6 else ''}."
         )
     text.append(
@@ -319,6 +345,7 @@ def analyse(ctx: Context) -> Analysis:
         )
     nd = by_mean(rat, dom.non_dominated)
     table = matrix_table(rat, combos, dom)
+    counts = tally(rat, accuracy(runs, [], flow), detectors, responders)
     rat.to_csv(ctx.out / "detector_matrix_ratios.csv", index=False)
     acc.to_csv(ctx.out / "detector_matrix_accuracy.csv", index=False)
     return Analysis(
@@ -327,6 +354,12 @@ def analyse(ctx: Context) -> Analysis:
             (
                 "Non-dominated combinations (goodput over plain TCP, 95% interval)",
                 table.set_index("combination").loc[nd].reset_index() if nd else table.head(0),
+            ),
+            (
+                f"Wins/losses against plain TCP over the {len(dom.scenarios)} scenarios (95% "
+                "interval of the goodput ratio above / below 1), with each detector's A_w and "
+                "A_c over the family",
+                counts,
             ),
             ("Goodput over plain TCP per combination and scenario (95% interval)", table),
             ("Accuracy per scenario and detector (mean over seeds, 95% half-width)", acc),
@@ -354,5 +387,6 @@ __all__ = [
     "plain_check",
     "ratios",
     "summary",
+    "tally",
     "top_group",
 ]
