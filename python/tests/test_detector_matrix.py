@@ -166,6 +166,10 @@ def test_ratios_accuracy_and_summary_on_hand_built_runs() -> None:
     assert "3 of the 4 combinations that are plain TCP by construction" in text
     table = dm.matrix_table(rat, combos, dom).set_index("combination")
     assert table.loc["d+21", "loses"] == 2 and table.loc["d+1", "dominates"] == 5
+    acc_all = dm.accuracy(runs, [], "tcp1")
+    counts = dm.tally(rat, acc_all, ["none", "d"], ["0", "1", "21"]).set_index("detector")
+    assert counts.loc["d", "1"] == "2/0" and counts.loc["d", "21"] == "0/2"
+    assert counts.loc["d", "A_w"] == "0.75" and counts.loc["none", "A_c"] == "1.00"
 
 
 def _subset(name: str, keep: dict[str, list[Any]]) -> dict[str, Any]:
