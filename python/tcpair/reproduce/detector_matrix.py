@@ -9,7 +9,8 @@ when it says ``flows.*``), summed. Everything below is computed from those runs:
 
 - per scenario and combination, goodput over plain TCP's (detector ``none``, responder
   ``0``), paired by seed (common random numbers), with its 95% interval
-  (:func:`tcpair.reproduce._common.paired_ratios`); the combination *wins* where the
+  (:func:`tcpair.reproduce._common.paired_ratios`); the combination *wins* (as compare-all
+  judges, :func:`tcpair.reproduce.compare_all.outcome`) where the
   interval lies above 1 and *loses* where it lies below;
 - per scenario and detector, its accuracy A_w and A_c against the ground truth (Park et al.
   2010, §3): per seed the fast-retransmit counts of the measured flows pooled over every
@@ -31,14 +32,14 @@ import pandas as pd
 
 from tcpair.analysis import Analysis, Context
 from tcpair.reproduce._common import paired_ratios
+from tcpair.reproduce.compare_all import LOSES, SAME, WINS, outcome
 from tcpair.reproduce.detector_matrix_plot import heat_map
 from tcpair.reproduce.lda_accuracy import per_seed_accuracy
-from tcpair.verdict import HOLDS, Interval, above, below, mean_ci
+from tcpair.verdict import Interval, mean_ci
 
 VALUE = "goodput_kbps"
 PLAIN = ("none", "0")  # detector, responder: plain TCP
 BOUNDS = ("oracle",)  # the ground truth: a bound, not a deployable detector
-WINS, LOSES, SAME = "wins", "loses", "no difference"
 COUNTS = (
     "frs_wireless_said_wireless",
     "frs_wireless_true",
@@ -98,15 +99,6 @@ def per_run(runs: pd.DataFrame, keys: Sequence[str], flow: str | None) -> pd.Dat
     g["combo"] = [combo(d, r) for d, r in zip(g["detector"], g["responder"], strict=True)]
     g["scenario"] = [scenario_label(r, keys) for _, r in g.iterrows()] if keys else "all"
     return g
-
-
-def outcome(iv: Interval) -> str:
-    """Against plain TCP: wins (95% interval above 1), loses (below 1), else no difference."""
-    if above(iv, 1.0) == HOLDS:
-        return WINS
-    if below(iv, 1.0) == HOLDS:
-        return LOSES
-    return SAME
 
 
 def ratios(g: pd.DataFrame, combos: Sequence[str]) -> pd.DataFrame:
@@ -374,8 +366,11 @@ def analyse(ctx: Context) -> Analysis:
 
 __all__ = [
     "BOUNDS",
+    "LOSES",
     "PLAIN",
     "PLAIN_COMBO",
+    "SAME",
+    "WINS",
     "Dominance",
     "accuracy",
     "analyse",
