@@ -247,7 +247,8 @@ def reproduce_cmd(
     max_seeds: int,
     retry_failed: bool,
 ) -> int:
-    """Reproduce a published experiment: TARGET is a name from `tcpair list`, or `all`.
+    """Reproduce a published experiment: TARGET is a name from `tcpair list`, `all`, or
+    the start of several names (`detector-matrix`: every detector_matrix_* target).
 
     Exit code 3 when --until-ci or --until-decided stopped at --max-seeds short of its
     aim, 4 when runs failed (the reports are still written)."""

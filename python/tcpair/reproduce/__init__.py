@@ -42,8 +42,21 @@ def canonical_name(name: str, known: dict[str, SweepSpec]) -> str:
     return alt if alt in known else name
 
 
+def family(name: str, known: dict[str, SweepSpec]) -> list[str]:
+    """The targets a name stands for: ``all``, the target itself, or, for a name that is
+    no target, every target whose name starts with it and an underscore
+    (``detector-matrix`` is ``detector_matrix_mixed``, ``_w`` and ``_c``)."""
+    if name == "all":
+        return list(known)
+    if name in known:
+        return [name]
+    stem = name.replace("-", "_") + "_"
+    return [t for t in known if t.startswith(stem)]
+
+
 def resolve_targets(names: Sequence[str], known: dict[str, SweepSpec] | None = None) -> list[str]:
-    """Expand ``all`` and check names, keeping report order without repeats.
+    """Expand ``all`` and families (:func:`family`) and check names, keeping report order
+    without repeats.
 
     Names are file stems; a dash stands for an underscore (``snoop-fig3``)."""
     known = targets() if known is None else known
@@ -51,10 +64,11 @@ def resolve_targets(names: Sequence[str], known: dict[str, SweepSpec] | None = N
         raise ScenarioError("name a reproduce target or `all`")
     wanted: list[str] = []
     for n in (canonical_name(x, known) for x in names):
-        if n != "all" and n not in known:
+        members = family(n, known)
+        if not members:
             listed = ", ".join(known) or "none found: is the sweeps/ directory missing?"
             raise ScenarioError(f"unknown reproduce target {n!r} (known: {listed}, all)")
-        for t in known if n == "all" else [n]:
+        for t in members:
             if t not in wanted:
                 wanted.append(t)
     return wanted
@@ -122,4 +136,4 @@ def reproduce(
     return done
 
 
-__all__ = ["Reproduced", "canonical_name", "reproduce", "resolve_targets", "targets"]
+__all__ = ["Reproduced", "canonical_name", "family", "reproduce", "resolve_targets", "targets"]

@@ -68,9 +68,10 @@ ACC_NAMES = {"acc_w": "A_w", "acc_c": "A_c", "acc_t": "A_t"}
 EXTRA = ("frs_spurious", "frs_mixed", "timeouts")
 
 
-def measured(runs: pd.DataFrame) -> pd.DataFrame:
-    """The measured flow's rows; counts a run does not report are NaN (no accuracy)."""
-    m = runs[runs["flow"] == FLOW] if "flow" in runs.columns else runs
+def measured(runs: pd.DataFrame, flow: str | None = FLOW) -> pd.DataFrame:
+    """The measured flow's rows (every flow's with ``flow=None``); counts a run does not
+    report are NaN (no accuracy)."""
+    m = runs[runs["flow"] == flow] if flow is not None and "flow" in runs.columns else runs
     missing = [c for c in (*COUNTS["acc_w"], *COUNTS["acc_c"], *EXTRA) if c not in m.columns]
     return m.assign(**{c: np.nan for c in missing}) if missing else m
 
@@ -91,12 +92,17 @@ def _shares(g: pd.DataFrame, detector: str) -> dict[str, float]:
     return out
 
 
-def per_seed_accuracy(runs: pd.DataFrame) -> pd.DataFrame:
-    """A_w, A_c, A_t per detector and seed, counts pooled over every scenario."""
+def per_seed_accuracy(
+    runs: pd.DataFrame, keys: Sequence[str] = (), flow: str | None = FLOW
+) -> pd.DataFrame:
+    """A_w, A_c, A_t per detector and seed (and per ``keys`` group), counts pooled over
+    every scenario of the group and every measured flow (``flow``; ``None``: all)."""
+    by = [*keys, "detector", "seed"]
     rows = []
-    for (det, seed), g in measured(runs).groupby(["detector", "seed"], sort=True):
-        rows.append({"detector": det, "seed": seed, **_shares(g, str(det))})
-    return pd.DataFrame(rows, columns=["detector", "seed", "acc_w", "acc_c", "acc_t"])
+    for key, g in measured(runs, flow).groupby(by, sort=True):
+        row = dict(zip(by, key, strict=True))
+        rows.append({**row, **_shares(g, str(row["detector"]))})
+    return pd.DataFrame(rows, columns=[*by, "acc_w", "acc_c", "acc_t"])
 
 
 def accuracy(runs: pd.DataFrame) -> dict[str, dict[str, Interval]]:
