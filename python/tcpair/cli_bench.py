@@ -58,6 +58,13 @@ from tcpair.cli_common import _stderr, _stdout
     "Bad lasting 2 packets, half of them lost), at a mean rate of 1%.",
 )
 @click.option(
+    "--save",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --flows: also write the rows as JSON (the compare-all report shows "
+    "RESULTS/compare_all/scale.json as its scale table).",
+)
+@click.option(
     "--no-tables",
     is_flag=True,
     help="With --flows: keep neither the drops nor the recoveries table (a row per lost "
@@ -80,6 +87,7 @@ def bench_cmd(
     flow_counts: str | None,
     schemes: str,
     loss_model: str,
+    save: str | None,
     no_tables: bool,
     baseline: str | None,
     record_baseline: bool,
@@ -91,7 +99,8 @@ def bench_cmd(
         return
     if flow_counts is not None:
         _bench_flows(
-            flow_counts, schemes, duration, as_json, tables=not no_tables, loss_model=loss_model
+            flow_counts, schemes, duration, as_json, tables=not no_tables, loss_model=loss_model,
+            save=save,
         )
         return
     if record_baseline and baseline is None:
@@ -140,6 +149,7 @@ def _bench_flows(
     *,
     tables: bool,
     loss_model: str,
+    save: str | None,
 ) -> None:
     from tcpair.scale import SCHEMES, bench_flows
 
@@ -155,6 +165,9 @@ def _bench_flows(
         ns, names, duration, progress=lambda n, s: err.print(f"  {s}, {n} flows ..."),
         tables=tables, loss_model=loss_model,
     )
+    if save:
+        Path(save).parent.mkdir(parents=True, exist_ok=True)
+        Path(save).write_text(json.dumps(rows, indent=1) + "\n")
     if as_json:
         click.echo(json.dumps(rows))
         return

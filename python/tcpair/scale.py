@@ -232,7 +232,42 @@ def bench_flows(
     return rows
 
 
+SAVED = "scale.json"
+"""The file name under a compare-all sweep's directory whose rows (``tcpair bench --flows
+... --save DIR/scale.json``) the compare-all report shows as its scale table."""
+
+
+def scale_table(rows: Iterable[dict[str, Any]]) -> Any:
+    """The rows of :func:`bench_flows` as the report's table: per scheme and N the
+    simulator's wall time and peak memory and the base station's state."""
+    import pandas as pd
+
+    def num(v: Any, fmt: str) -> str:
+        return "-" if v is None else format(v, fmt)
+
+    out = []
+    for r in rows:
+        out.append({
+            "scheme": r["scheme"],
+            "flows": r["flows"],
+            "simulated s": r["duration_s"],
+            "loss": f"{r.get('loss_model', 'uniform')} {r.get('loss', 0.01):g}",
+            "wall s": round(r["wall_s"], 2),
+            "peak RSS MiB": round(r["peak_rss_mib"]),
+            "us per delivered": round(r["us_per_delivered"], 2),
+            "BS packets peak / mean": f"{num(r.get('bs_pkts_peak'), ',.0f')} / "
+            f"{num(r.get('bs_pkts_mean'), ',.1f')}",
+            "BS KiB peak / mean": "-" if r.get("bs_bytes_peak") is None else
+            f"{r['bs_bytes_peak'] / 1024:,.0f} / {r['bs_bytes_mean'] / 1024:,.1f}",
+            "per connection packets peak / mean": f"{num(r.get('conn_pkts_peak'), ',.0f')} / "
+            f"{num(r.get('conn_pkts_mean'), ',.2f')}",
+        })
+    return pd.DataFrame(out)
+
+
 __all__ = [
-    "LOSS_MODELS", "SCHEMES", "STATE_KEYS", "bench_flows", "bench_one", "bs_state_summary",
+    "LOSS_MODELS",
+    "SAVED", "SCHEMES", "STATE_KEYS", "bench_flows", "bench_one", "bs_state_summary",
     "flows_scenario",
+    "scale_table",
 ]

@@ -31,6 +31,7 @@ from tcpair.analysis import Analysis, Context
 from tcpair.page import Figure
 from tcpair.reproduce import compare_deploy
 from tcpair.reproduce._common import paired_ratios, save
+from tcpair.scale import SAVED, scale_table
 from tcpair.verdict import HOLDS, Interval, above, below, mean_ci
 
 FLOW = "tcp1"
@@ -282,6 +283,17 @@ def plot_families(ranks: pd.DataFrame, order: Sequence[str], out: Path) -> Figur
     )
 
 
+def scale_tables(path: Path) -> list[tuple[str, pd.DataFrame]]:
+    """The base station's cost at scale, when ``tcpair bench --flows ... --save`` wrote
+    it beside the sweep (docs/compare.md); nothing otherwise."""
+    if not path.is_file():
+        return []
+    import json
+
+    rows = json.loads(path.read_text())
+    return [("The base station's cost at scale (tcpair bench --flows)", scale_table(rows))]
+
+
 def analyse(ctx: Context) -> Analysis:
     t = tidy(ctx.ok_runs, {task.key: task.scenario for task in ctx.result.tasks})
     order = scheme_order(t)
@@ -316,6 +328,7 @@ def analyse(ctx: Context) -> Analysis:
             compare_deploy.deployment(t, order),
         ),
     ]
+    tables += scale_tables(ctx.result.directory / SAVED)
     rat.to_csv(ctx.out / "compare_all_ratios.csv", index=False)
     fig = plot_families(ranks, order, ctx.out)
     return Analysis(
