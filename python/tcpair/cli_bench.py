@@ -47,7 +47,23 @@ from tcpair.cli_common import _stderr, _stdout
     "--schemes",
     default="reno,snoop",
     show_default=True,
-    help="With --flows: reno (no BS agent) and BS agents (snoop, eln_snoop, syndrome, clrp).",
+    help="With --flows: reno (no BS agent) and BS agents (snoop, snoop_ns2, eln_snoop, "
+    "syndrome, clrp).",
+)
+@click.option(
+    "--loss-model",
+    type=click.Choice(["uniform", "bursty"]),
+    default="uniform",
+    show_default=True,
+    help="With --flows: the wireless hop's loss, uniform or bursty (two-state markov2, "
+    "Bad lasting 2 packets, half of them lost), at a mean rate of 1%.",
+)
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --flows: also write the rows as JSON (the compare-all report shows "
+    "RESULTS/compare_all/scale.json as its scale table).",
 )
 @click.option(
     "--no-tables",
@@ -71,6 +87,8 @@ def bench_cmd(
     pairs: int,
     flow_counts: str | None,
     schemes: str,
+    loss_model: str,
+    save: str | None,
     no_tables: bool,
     baseline: str | None,
     record_baseline: bool,
@@ -81,7 +99,10 @@ def bench_cmd(
         _bench_vs_ns2(pairs, as_json)
         return
     if flow_counts is not None:
-        _bench_flows(flow_counts, schemes, duration, as_json, tables=not no_tables)
+        _bench_flows(
+            flow_counts, schemes, duration, as_json, tables=not no_tables, loss_model=loss_model,
+            save=save,
+        )
         return
     if record_baseline and baseline is None:
         raise click.BadParameter("needs --baseline FILE", param_hint="--record-baseline")
@@ -142,7 +163,14 @@ def _ints(text: str, option: str) -> list[int]:
 
 
 def _bench_flows(
-    flow_counts: str, schemes: str, duration: float, as_json: bool, *, tables: bool
+    flow_counts: str,
+    schemes: str,
+    duration: float,
+    as_json: bool,
+    *,
+    tables: bool,
+    loss_model: str,
+    save: str | None,
 ) -> None:
     from tcpair.scale import SCHEMES, bench_flows
 
@@ -156,14 +184,21 @@ def _bench_flows(
     err = _stderr()
     rows = bench_flows(
         ns, names, duration, progress=lambda n, s: err.print(f"  {s}, {n} flows ..."),
-        tables=tables,
+        tables=tables, loss_model=loss_model,
     )
+    if save:
+        Path(save).parent.mkdir(parents=True, exist_ok=True)
+        Path(save).write_text(json.dumps(rows, indent=1) + "\n")
     if as_json:
         click.echo(json.dumps(rows))
         return
-    table = Table(title=f"N flows through one base station, {duration:g} s simulated, one core")
+    table = Table(
+        title=f"N flows through one base station, {duration:g} s simulated, {loss_model} loss, "
+        "one core"
+    )
     cols = ("scheme", "flows", "wall s", "set-up s", "outside loop s", "peak RSS MiB",
-            "events/s", "delivered/s", "us per delivered")
+            "events/s", "delivered/s", "us per delivered", "BS pkts peak / mean",
+            "BS KiB peak / mean", "per conn. pkts peak / mean", "per conn. bytes peak / mean")
     for col in cols:
         table.add_column(col, justify="right")
     for r in rows:
@@ -172,8 +207,21 @@ def _bench_flows(
             f"{r['outside_loop_s']:.2f}",
             f"{r['peak_rss_mib']:.0f}", f"{r['events_per_s'] / 1e6:.2f} M",
             f"{r['delivered_per_s'] / 1e6:.2f} M", f"{r['us_per_delivered']:.2f}",
+            *_state_cells(r),
         )
     _stdout().print(table)
+
+
+def _state_cells(r: dict) -> list[str]:
+    """The base station's state (``tcpair.scale.bs_state_summary``); a dash without an agent."""
+    if r["bs_pkts_peak"] is None:  # plain Reno: no agent
+        return ["-"] * 4
+    return [
+        f"{r['bs_pkts_peak']:,.0f} / {r['bs_pkts_mean']:,.1f}",
+        f"{r['bs_bytes_peak'] / 1024:,.0f} / {r['bs_bytes_mean'] / 1024:,.1f}",
+        f"{r['conn_pkts_peak']:,.0f} / {r['conn_pkts_mean']:,.2f}",
+        f"{r['conn_bytes_peak']:,.0f} / {r['conn_bytes_mean']:,.0f}",
+    ]
 
 
 def _bench_vs_ns2(pairs: int, as_json: bool) -> None:

@@ -3,11 +3,13 @@
 
 :func:`flows_scenario` builds N concurrent bulk TCP flows, each from its own
 wired sender (10 Mb/s) through one base station to its own mobile host over a
-2 Mb/s wireless hop with uniform loss; the wired delays spread the base round
-trips evenly over 20-200 ms so the flows are not in phase. :func:`bench_flows`
-runs it for several N and base-station schemes, each run in a fresh process so
-that its peak memory is its own, and reports wall time, peak resident memory,
-events per second and delivered data packets per second.
+2 Mb/s wireless hop with uniform or bursty loss; the wired delays spread the
+base round trips evenly over 20-200 ms so the flows are not in phase.
+:func:`bench_flows` runs it for several N and base-station schemes, each run in
+a fresh process so that its peak memory is its own, and reports wall time, peak
+resident memory, events per second, delivered data packets per second and the
+state the base station's agent held (peak and time-average packets and bytes,
+per connection and in total).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from tcpair._errors import ScenarioError
 
 RTT_MIN_S = 0.020
 RTT_MAX_S = 0.200
-SCHEMES = ("reno", "snoop", "eln_snoop", "syndrome", "clrp")
+SCHEMES = ("reno", "snoop", "snoop_ns2", "eln_snoop", "syndrome", "clrp")
+LOSS_MODELS = ("uniform", "bursty")
 
 
 def flows_scenario(
@@ -31,6 +34,7 @@ def flows_scenario(
     *,
     duration: float = 60.0,
     loss: float = 0.01,
+    loss_model: str = "uniform",
     seed: int = 1,
     tables: bool = True,
 ) -> dict[str, Any]:
@@ -41,11 +45,18 @@ def flows_scenario(
     With ``tables=False`` the run keeps neither the ``drops`` nor the
     ``recoveries`` table (``output.drops`` and ``output.recoveries`` false: a
     row per lost packet and per recovery, about 1.5 GB at 10,000 flows and 60 s).
+
+    ``loss_model`` is ``uniform`` (each packet lost with probability ``loss``) or
+    ``bursty``: the two-state ``markov2`` model of the compare-all study
+    (docs/compare.md), Bad lasting 2 packets on average with half of them lost,
+    Good lossless, entered with ``p_good_to_bad = loss / (1 - 2 loss)`` so that the
+    mean loss rate is ``loss``.
     """
     if not isinstance(n, int) or n < 1:
         raise ScenarioError(f"flows: a positive number of flows is needed, got {n!r}")
     if scheme not in SCHEMES:
         raise ScenarioError(f"scheme: {scheme!r} is not one of {', '.join(SCHEMES)}")
+    wireless_loss = _loss(loss_model, loss)
     bs_agents = [] if scheme == "reno" else [scheme]
     nodes: list[dict[str, Any]] = [{"name": "bs", "kind": "router", "bs": bs_agents}]
     links: list[dict[str, Any]] = []
@@ -54,7 +65,7 @@ def flows_scenario(
         rtt = RTT_MIN_S + (RTT_MAX_S - RTT_MIN_S) * i / max(n - 1, 1)
         nodes += [{"name": f"s{i}"}, {"name": f"m{i}"}]
         links.append(_link(f"w{i}", f"s{i}", "bs", "10Mb", rtt / 2, "wired", None))
-        links.append(_link(f"r{i}", "bs", f"m{i}", "2Mb", 64e-6, "wireless", loss))
+        links.append(_link(f"r{i}", "bs", f"m{i}", "2Mb", 64e-6, "wireless", wireless_loss))
         flow: dict[str, Any] = {
             "name": f"f{i}", "src": f"s{i}", "dst": f"m{i}", "variant": "reno",
             "packet_size": 1000, "window": 30,
@@ -68,7 +79,8 @@ def flows_scenario(
             flow["sink"] = {"clrp": True}
         flows.append(flow)
     return {
-        "description": f"{n} Reno flows through one base station ({scheme}), mixed RTTs",
+        "description": f"{n} Reno flows through one base station ({scheme}), mixed RTTs, "
+        f"{loss_model} loss {loss:g}",
         "run": {"duration": float(duration), "seed": int(seed)},
         "output": {"drops": bool(tables), "recoveries": bool(tables)},
         "nodes": nodes,
@@ -77,15 +89,31 @@ def flows_scenario(
     }
 
 
+def _loss(model: str, p: float) -> dict[str, Any]:
+    """The wireless hop's error model at mean loss rate ``p``."""
+    if model not in LOSS_MODELS:
+        raise ScenarioError(f"loss_model: {model!r} is not one of {', '.join(LOSS_MODELS)}")
+    top = 0.5 if model == "bursty" else 1.0  # bursty: half of the Bad state's packets
+    if not 0.0 <= float(p) < top and not (model == "uniform" and float(p) == 1.0):
+        raise ScenarioError(f"loss: a rate from 0 to below {top:g} is needed, got {p!r}")
+    if model == "uniform":
+        return {"model": "uniform", "p": float(p)}
+    # Stationary loss p_gb / (p_gb + p_bg) * loss_bad = p with p_bg = loss_bad = 0.5.
+    return {
+        "model": "markov2", "p_good_to_bad": float(p) / (1.0 - 2.0 * float(p)),
+        "p_bad_to_good": 0.5, "loss_good": 0.0, "loss_bad": 0.5,
+    }
+
+
 def _link(
-    name: str, a: str, b: str, bw: str, delay_s: float, kind: str, loss: float | None
+    name: str, a: str, b: str, bw: str, delay_s: float, kind: str, loss: dict[str, Any] | None
 ) -> dict[str, Any]:
     link: dict[str, Any] = {
         "name": name, "from": a, "to": b, "bandwidth": bw, "delay": delay_s,
         "queue": 50, "kind": kind,
     }
     if loss is not None:
-        link["forward"] = {"loss": {"model": "uniform", "p": float(loss)}}
+        link["forward"] = {"loss": loss}
     return link
 
 
@@ -93,29 +121,73 @@ _CHILD = r"""
 import json, resource, sys, time
 from tcpair.api import run_json
 from tcpair.scale import flows_scenario
+from tcpair.scale import bs_state_summary
 n, scheme, duration = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-tables = sys.argv[4] == "1"
+tables, loss_model, loss = sys.argv[4] == "1", sys.argv[5], float(sys.argv[6])
+sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
+                    loss_model=loss_model)
 t0 = time.perf_counter()
-res = run_json(flows_scenario(n, scheme, duration=duration, tables=tables))
+res = run_json(sc)
 wall = time.perf_counter() - t0
 s = res["summary"]
 print(json.dumps({
     "wall_s": wall, "loop_s": s["wall_s"], "events": s["events"],
     "delivered": s["delivered_data_packets"],
     "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+    **bs_state_summary(res.get("bs_state") or {}),
 }))
 """
 
 
+STATE_KEYS = (
+    "bs_pkts_peak", "bs_pkts_mean", "bs_bytes_peak", "bs_bytes_mean",
+    "conn_pkts_peak", "conn_pkts_mean", "conn_bytes_peak", "conn_bytes_mean",
+)
+
+
+def bs_state_summary(table: dict[str, list[Any]]) -> dict[str, float | None]:
+    """The base station's state from a run's ``bs_state`` table (columns as lists):
+    ``bs_*`` the agents' total (peak, and mean over time), ``conn_*`` per connection
+    (the largest peak of any connection, and the mean over connections of their
+    time-averages). None without an agent (plain Reno)."""
+    flows = table.get("flow") or []
+    if not flows:
+        return dict.fromkeys(STATE_KEYS)
+    rows = [
+        {k: table[k][i] for k in ("pkts_peak", "pkts_mean", "bytes_peak", "bytes_mean")}
+        for i in range(len(flows))
+    ]
+    total = [r for f, r in zip(flows, rows, strict=True) if f == "total"]
+    conns = [r for f, r in zip(flows, rows, strict=True) if f != "total"]
+    out: dict[str, float | None] = {}
+    for what in ("pkts", "bytes"):
+        out[f"bs_{what}_peak"] = float(sum(r[f"{what}_peak"] for r in total))
+        out[f"bs_{what}_mean"] = float(sum(r[f"{what}_mean"] for r in total))
+        out[f"conn_{what}_peak"] = float(max((r[f"{what}_peak"] for r in conns), default=0))
+        out[f"conn_{what}_mean"] = (
+            float(sum(r[f"{what}_mean"] for r in conns) / len(conns)) if conns else 0.0
+        )
+    return out
+
+
 def bench_one(
-    n: int, scheme: str, duration: float, timeout_s: float = 3600.0, tables: bool = True
+    n: int,
+    scheme: str,
+    duration: float,
+    timeout_s: float = 3600.0,
+    tables: bool = True,
+    loss_model: str = "uniform",
+    loss: float = 0.01,
 ) -> dict[str, Any]:
     """One run in a fresh interpreter: its wall time from the scenario to the decoded
     result, the core's loop time (``outside_loop_s`` is the rest: building the
-    simulation, validating, encoding the tables), and the process's peak RSS,
-    which includes the interpreter and its imports (about 17 MiB)."""
+    simulation, validating, encoding the tables), the process's peak RSS, which
+    includes the interpreter and its imports (about 17 MiB), and the base station's
+    state (:func:`bs_state_summary`)."""
+    flows_scenario(1, scheme, loss=loss, loss_model=loss_model)  # bad input: a clear error here
     proc = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration)), str(int(tables))],
+        [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration)), str(int(tables)),
+         loss_model, repr(float(loss))],
         capture_output=True, text=True, timeout=timeout_s, check=False,
     )
     if proc.returncode != 0:
@@ -126,6 +198,8 @@ def bench_one(
         scheme=scheme,
         duration_s=duration,
         tables=tables,
+        loss_model=loss_model,
+        loss=loss,
         outside_loop_s=r["wall_s"] - r["loop_s"],
         events_per_s=r["events"] / r["loop_s"] if r["loop_s"] > 0 else float("nan"),
         delivered_per_s=r["delivered"] / r["loop_s"] if r["loop_s"] > 0 else float("nan"),
@@ -140,6 +214,8 @@ def bench_flows(
     duration: float = 60.0,
     progress: Callable[[int, str], None] | None = None,
     tables: bool = True,
+    loss_model: str = "uniform",
+    loss: float = 0.01,
 ) -> list[dict[str, Any]]:
     """:func:`bench_one` for every N x scheme, in order, each with ``setup_s``: the
     wall time of the same scenario run for 1 ms (nearly all of it building the
@@ -149,10 +225,49 @@ def bench_flows(
         for n in ns:
             if progress:
                 progress(n, scheme)
-            r = bench_one(n, scheme, duration, tables=tables)
-            r["setup_s"] = bench_one(n, scheme, 0.001, tables=tables)["wall_s"]
+            kw: dict[str, Any] = {"tables": tables, "loss_model": loss_model, "loss": loss}
+            r = bench_one(n, scheme, duration, **kw)
+            r["setup_s"] = bench_one(n, scheme, 0.001, **kw)["wall_s"]
             rows.append(r)
     return rows
 
 
-__all__ = ["SCHEMES", "bench_flows", "bench_one", "flows_scenario"]
+SAVED = "scale.json"
+"""The file name under a compare-all sweep's directory whose rows (``tcpair bench --flows
+... --save DIR/scale.json``) the compare-all report shows as its scale table."""
+
+
+def scale_table(rows: Iterable[dict[str, Any]]) -> Any:
+    """The rows of :func:`bench_flows` as the report's table: per scheme and N the
+    simulator's wall time and peak memory and the base station's state."""
+    import pandas as pd
+
+    def num(v: Any, fmt: str) -> str:
+        return "-" if v is None else format(v, fmt)
+
+    out = []
+    for r in rows:
+        out.append({
+            "scheme": r["scheme"],
+            "flows": r["flows"],
+            "simulated s": r["duration_s"],
+            "loss": f"{r.get('loss_model', 'uniform')} {r.get('loss', 0.01):g}",
+            "wall s": round(r["wall_s"], 2),
+            "peak RSS MiB": round(r["peak_rss_mib"]),
+            "us per delivered": round(r["us_per_delivered"], 2),
+            "BS packets peak / mean": f"{num(r.get('bs_pkts_peak'), ',.0f')} / "
+            f"{num(r.get('bs_pkts_mean'), ',.1f')}",
+            "BS KiB peak / mean": "-" if r.get("bs_bytes_peak") is None else
+            f"{r['bs_bytes_peak'] / 1024:,.0f} / {r['bs_bytes_mean'] / 1024:,.1f}",
+            "per connection packets peak / mean": f"{num(r.get('conn_pkts_peak'), ',.0f')} / "
+            f"{num(r.get('conn_pkts_mean'), ',.2f')}",
+        })
+    return pd.DataFrame(out)
+
+
+__all__ = [
+    "LOSS_MODELS",
+    "SAVED", "SCHEMES", "STATE_KEYS", "bench_flows", "bench_one", "bs_state_summary",
+    "flows_scenario",
+    "scale_table",
+]

@@ -81,3 +81,73 @@ def test_cli_prints_the_table(capsys) -> None:
     assert exc.value.code == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["flows"] for r in rows] == [1, 2]
+
+
+def test_bursty_loss_is_markov2_at_the_same_mean_rate() -> None:
+    from tcpair.reproduce.compare_all import mean_loss
+
+    sc = flows_scenario(3, "snoop", loss=0.02, loss_model="bursty")
+    tcpair.validate(sc)
+    wireless = [lk for lk in sc["links"] if lk["kind"] == "wireless"]
+    assert len(wireless) == 3
+    loss = wireless[0]["forward"]["loss"]
+    assert loss["model"] == "markov2"
+    assert mean_loss(loss, 1000) == pytest.approx(0.02)
+    assert flows_scenario(3)["links"][1]["forward"]["loss"] == {"model": "uniform", "p": 0.01}
+    with pytest.raises(tcpair.ScenarioError, match="loss_model"):
+        flows_scenario(2, loss_model="gilbert")
+    with pytest.raises(tcpair.ScenarioError, match="loss"):
+        flows_scenario(2, loss=0.5, loss_model="bursty")
+
+
+def test_bs_state_summary_per_connection_and_total() -> None:
+    from tcpair.scale import STATE_KEYS, bs_state_summary
+
+    table = {
+        "flow": ["f0", "f1", "total"],
+        "pkts_peak": [3, 5, 7],
+        "pkts_mean": [1.0, 2.0, 3.0],
+        "bytes_peak": [3000, 5000, 7000],
+        "bytes_mean": [1000.0, 2000.0, 3000.0],
+    }
+    s = bs_state_summary(table)
+    assert s["bs_pkts_peak"] == 7 and s["bs_pkts_mean"] == 3.0
+    assert s["conn_pkts_peak"] == 5 and s["conn_pkts_mean"] == 1.5
+    assert s["bs_bytes_peak"] == 7000 and s["conn_bytes_mean"] == 1500.0
+    assert bs_state_summary({}) == dict.fromkeys(STATE_KEYS)
+
+
+def test_bench_reports_the_base_stations_state(capsys) -> None:
+    import json
+
+    argv = ["bench", "--flows", "3", "--schemes", "reno,snoop_ns2,syndrome", "--duration", "2",
+            "--loss-model", "bursty", "--json"]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    rows = {r["scheme"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["reno"]["bs_pkts_peak"] is None
+    assert rows["snoop_ns2"]["bs_pkts_peak"] > 0 and rows["snoop_ns2"]["conn_bytes_peak"] > 0
+    assert rows["snoop_ns2"]["bs_pkts_peak"] <= 3 * rows["snoop_ns2"]["conn_pkts_peak"]
+    assert rows["syndrome"]["loss_model"] == "bursty"
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--flows", "2", "--loss-model", "gilbert"])
+    assert exc.value.code == 2
+
+
+def test_saved_rows_become_the_compare_all_reports_scale_table(tmp_path, capsys) -> None:
+    from tcpair.reproduce.compare_all import scale_tables
+
+    saved = tmp_path / "compare_all" / "scale.json"
+    assert scale_tables(saved) == []
+    argv = ["bench", "--flows", "2", "--schemes", "reno,clrp", "--duration", "1",
+            "--save", str(saved)]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    assert "clrp" in capsys.readouterr().out
+    [(title, table)] = scale_tables(saved)
+    assert "at scale" in title
+    assert list(table["scheme"]) == ["reno", "clrp"]
+    assert table.loc[0, "BS packets peak / mean"] == "- / -"
+    assert table.loc[1, "BS packets peak / mean"] != "- / -"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ import pandas as pd
 from tcpair.analysis import Analysis, Context
 from tcpair.reproduce import compare_deploy, compare_plan, compare_plots
 from tcpair.reproduce._common import paired_ratios
+from tcpair.scale import SAVED, scale_table
 from tcpair.verdict import HOLDS, Interval, above, below, mean_ci
 
 FLOW = "tcp1"
@@ -325,6 +327,17 @@ def _losses(ctx: Context, t: pd.DataFrame) -> list[str]:
     return [lab for lab in labels if lab in have]
 
 
+def scale_tables(path: Path) -> list[tuple[str, pd.DataFrame]]:
+    """The base station's cost at scale, when ``tcpair bench --flows ... --save`` wrote
+    it beside the sweep (docs/compare.md); nothing otherwise."""
+    if not path.is_file():
+        return []
+    import json
+
+    rows = json.loads(path.read_text())
+    return [("The base station's cost at scale (tcpair bench --flows)", scale_table(rows))]
+
+
 def analyse(ctx: Context) -> Analysis:
     t = tidy(ctx.ok_runs, {task.key: task.scenario for task in ctx.result.tasks})
     order = scheme_order(t)
@@ -354,6 +367,7 @@ def analyse(ctx: Context) -> Analysis:
             compare_deploy.deployment(t, order),
         ),
     ]
+    tables += scale_tables(ctx.result.directory / SAVED)
     rat.to_csv(ctx.out / "compare_all_ratios.csv", index=False)
     figs = [
         compare_plots.plot_families(ranks, order, ctx.out),

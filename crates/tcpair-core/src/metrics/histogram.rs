@@ -17,18 +17,25 @@ const GROUPS: usize = 64 - SUB_BITS as usize + 1;
 /// The counts of one group (one power of two).
 type Group = [u32; SUB as usize];
 
+/// Laid out (`repr(C)`) so that recording a sample reads one cache line of
+/// the histogram besides its bucket: the running totals, the groups and the
+/// group of the previous sample (delays of one flow mostly share a power of
+/// two) come first; the full group table after them.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct Histogram {
-    /// Per group: 0 when it has no samples, else 1 + its index in `groups`.
-    slot: [u8; GROUPS],
-    /// The allocated groups, in the order of their first sample.
-    groups: Vec<Group>,
-    /// (bucket, multiples of 2^32 carried out of its `u32` count).
-    carries: Vec<(u16, u64)>,
-    n: u64,
     sum: u128,
+    n: u64,
     min: u64,
     max: u64,
+    /// The allocated groups, in the order of their first sample.
+    groups: Box<[Group]>,
+    /// The group of the previous sample and its index in `groups`.
+    last: (u8, u8),
+    /// Per group: 0 when it has no samples, else 1 + its index in `groups`.
+    slot: [u8; GROUPS],
+    /// (bucket, multiples of 2^32 carried out of its `u32` count).
+    carries: Vec<(u16, u64)>,
 }
 
 impl Default for Histogram {
@@ -40,13 +47,15 @@ impl Default for Histogram {
 impl Histogram {
     pub fn new() -> Self {
         Self {
-            slot: [0; GROUPS],
-            groups: Vec::new(),
-            carries: Vec::new(),
-            n: 0,
             sum: 0,
+            n: 0,
             min: u64::MAX,
             max: 0,
+            groups: Box::new([]),
+            // Group 0 is never `last` until it has a slot (`slot` is 0 then).
+            last: (u8::MAX, 0),
+            slot: [0; GROUPS],
+            carries: Vec::new(),
         }
     }
 
@@ -78,9 +87,10 @@ impl Histogram {
     pub fn record(&mut self, v: u64) {
         let i = Self::index(v);
         let g = i / SUB as usize;
-        let slot = match self.slot[g] {
-            0 => self.add_group(g),
-            s => usize::from(s) - 1,
+        let slot = if usize::from(self.last.0) == g {
+            usize::from(self.last.1)
+        } else {
+            self.slot_of(g)
         };
         let c = &mut self.groups[slot][i % SUB as usize];
         match c.checked_add(1) {
@@ -96,10 +106,23 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
+    /// The index in `groups` of group `g` (allocated now if it has no
+    /// samples yet), remembered as `last`.
+    fn slot_of(&mut self, g: usize) -> usize {
+        let slot = match self.slot[g] {
+            0 => self.add_group(g),
+            s => usize::from(s) - 1,
+        };
+        // At most GROUPS (58) groups, so a group and a slot fit a u8.
+        self.last = (g as u8, slot as u8);
+        slot
+    }
+
     #[cold]
     fn add_group(&mut self, g: usize) -> usize {
-        self.groups.push([0; SUB as usize]);
-        // At most GROUPS (58) groups, so the slot fits a u8.
+        let mut groups = std::mem::take(&mut self.groups).into_vec();
+        groups.push([0; SUB as usize]);
+        self.groups = groups.into_boxed_slice();
         self.slot[g] = self.groups.len() as u8;
         self.groups.len() - 1
     }
@@ -135,7 +158,7 @@ impl Histogram {
 
     /// Bytes this histogram holds on the heap (its groups and carries).
     pub fn heap_bytes(&self) -> usize {
-        self.groups.capacity() * std::mem::size_of::<Group>()
+        self.groups.len() * std::mem::size_of::<Group>()
             + self.carries.capacity() * std::mem::size_of::<(u16, u64)>()
     }
 

@@ -30,33 +30,43 @@ pub enum Accept {
 }
 
 /// One direction of a duplex link: a DropTail FIFO feeding a serial line.
+///
+/// Laid out for the many-flow case (`repr(C)`, 128 bytes, aligned to a
+/// cache line): the first line holds what accepting a packet reads (the
+/// line's state and its departure times), the second what an arrival reads
+/// (the far end, the packet count, whether the impairment pipeline can be
+/// skipped) and the counters; the pipeline itself lives out of line, since
+/// most directions have none.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct LinkDir {
-    pub link: u32,
-    /// `true` for the `from -> to` direction of the scenario's link.
-    pub forward: bool,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub bandwidth_bps: u64,
+    busy_until: Time,
     pub delay: Time,
-    /// Maximum packets waiting (not counting the one being transmitted), as
-    /// ns-2's `DropTail` `limit_`.
-    pub queue_limit: u32,
-    pub kind: LinkKind,
-    pub pipeline: Pipeline,
-    /// `(medium, from station, to station)` when this hop is on a shared
-    /// medium (`wifi`): the medium's MAC, not this line, carries the packet.
-    pub medium: Option<(u32, u16, u16)>,
+    pub bandwidth_bps: u64,
     /// Finish times of accepted packets whose transmission has not ended.
     /// Front is the packet on the wire (if its start has passed).
     departures: VecDeque<Time>,
-    busy_until: Time,
+    pub to: NodeId,
+    /// Maximum packets waiting (not counting the one being transmitted), as
+    /// ns-2's `DropTail` `limit_`.
+    pub queue_limit: u32,
     /// Packets accepted and not yet handed to the far end (on the wire or queued).
     pub in_transit: u64,
-    pub accepted: u64,
-    pub queue_drops: u64,
+    /// `(medium, from station, to station)` when this hop is on a shared
+    /// medium (`wifi`): the medium's MAC, not this line, carries the packet.
+    pub medium: Option<(u32, u16, u16)>,
+    /// The pipeline has no stage: arrivals go straight to the far end.
+    transparent: bool,
+    pub kind: LinkKind,
+    /// `true` for the `from -> to` direction of the scenario's link.
+    pub forward: bool,
     /// Peak number of waiting packets.
     pub peak_queue: u32,
+    pub link: u32,
+    pub from: NodeId,
+    pub accepted: u64,
+    pub queue_drops: u64,
+    pub pipeline: Box<Pipeline>,
 }
 
 impl LinkDir {
@@ -73,25 +83,32 @@ impl LinkDir {
         pipeline: Pipeline,
     ) -> Self {
         Self {
-            link,
-            forward,
-            from,
-            to,
-            bandwidth_bps,
+            busy_until: 0,
             delay,
-            queue_limit,
-            kind,
-            pipeline,
-            medium: None,
+            bandwidth_bps,
             // Grows with what is queued, not with the limit (a limit of millions
             // costs nothing until that many packets wait).
             departures: VecDeque::with_capacity((queue_limit as usize + 2).min(64)),
-            busy_until: 0,
+            to,
+            queue_limit,
             in_transit: 0,
+            medium: None,
+            transparent: pipeline.is_transparent(),
+            kind,
+            forward,
+            peak_queue: 0,
+            link,
+            from,
             accepted: 0,
             queue_drops: 0,
-            peak_queue: 0,
+            pipeline: Box::new(pipeline),
         }
+    }
+
+    /// The impairment pipeline has no stage (arrivals skip it).
+    #[inline]
+    pub fn transparent(&self) -> bool {
+        self.transparent
     }
 
     /// Serialization time of `size` bytes, rounded to the nearest ns and at

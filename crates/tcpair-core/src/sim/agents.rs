@@ -11,19 +11,22 @@ impl Sim {
     pub(super) fn run_chain(&mut self, from: u32, to: u32, ctx: &BsCtx, pkt: PktRef) {
         let now = self.q.now();
         for i in from..to {
-            let mut p = *self.arena.get(pkt);
-            let (before, mut held) = (p, 0);
+            // The agent works on the packet in the arena (no copy); the trace
+            // alone needs the packet as it was.
+            let mut before = None;
             if let Some(t) = self.trace.as_deref_mut() {
+                let p = *self.arena.get(pkt);
                 t.bs_reason = if p.kind == PktKind::Ack {
                     "ack"
                 } else {
                     "data"
                 };
-                held = self.agents[i as usize].meters().total.pkts;
+                before = Some((p, self.agents[i as usize].meters().total.pkts));
             }
-            let v = self.agents[i as usize].on_packet(now, ctx, &mut p, &mut self.bs_out);
-            *self.arena.get_mut(pkt) = p;
-            if self.trace.is_some() {
+            let p = self.arena.get_mut(pkt);
+            let v = self.agents[i as usize].on_packet(now, ctx, p, &mut self.bs_out);
+            if let Some((before, held)) = before {
+                let p = *self.arena.get(pkt);
                 self.trace_agent(i, (&before, &p), v == Verdict::Absorb, held);
             }
             self.after_agent(i);

@@ -6,6 +6,7 @@ use super::flow::FlowState;
 use super::{Ev, Sim};
 use crate::engine::Scheduled;
 use crate::error::SimError;
+use crate::impair::Pipeline;
 use crate::metrics::{DropRecord, RecoveryRecord, Sample};
 use crate::net::LinkDir;
 use crate::packet::Packet;
@@ -37,8 +38,8 @@ impl Sim {
     /// at the start, the packets and pending events, and the tables' rows
     /// with their share of the encoded result. Constant time.
     pub fn held_bytes(&self) -> u64 {
-        let built =
-            self.flows.len() * size_of::<FlowState>() + self.topo.dirs.len() * size_of::<LinkDir>();
+        let built = self.flows.len() * size_of::<FlowState>()
+            + self.topo.dirs.len() * (size_of::<LinkDir>() + size_of::<Pipeline>());
         built as u64
             + (self.arena.capacity_used() * size_of::<Packet>()) as u64
             + self.q.len() as u64 * EVENT_BYTES

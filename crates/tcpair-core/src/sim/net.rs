@@ -79,7 +79,7 @@ impl Sim {
             return;
         }
         let d = &mut self.topo.dirs[dir as usize];
-        if d.pipeline.is_transparent() {
+        if d.transparent() {
             self.at_node(dir, pkt);
             return;
         }
