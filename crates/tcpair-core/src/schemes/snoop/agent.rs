@@ -54,6 +54,7 @@ use std::collections::VecDeque;
 
 use super::eln_track::MhElnTracker;
 use super::params::{parse, SnoopParams};
+use super::rtt::RttEst;
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Deadlines, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::ConfigError;
@@ -84,48 +85,6 @@ pub(super) struct Cached {
     /// Arrived out of sequence without being cached: lost upstream
     /// (Amir et al. 1995 §3.1 snoop_output case 3).
     congestion: bool,
-}
-
-/// Jacobson/Karels estimator of the wireless hop's RTT (alpha 1/8, beta 1/4).
-#[derive(Debug, Clone, Copy, Default)]
-struct RttEst {
-    srtt: Option<Time>,
-    rttvar: Time,
-    backoff: u32,
-    /// The smallest sample: a lower bound on the hop's round trip.
-    min: Option<Time>,
-}
-
-impl RttEst {
-    /// An ACK at `now` cannot come from a packet forwarded after time
-    /// `sent`: sooner than the smallest round trip seen (none: unknown).
-    fn too_early(&self, now: Time, sent: Time) -> bool {
-        self.min.is_some_and(|m| now < sent + m)
-    }
-
-    fn sample(&mut self, r: Time) {
-        self.min = Some(self.min.map_or(r, |m| m.min(r)));
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = r / 2;
-            }
-            Some(s) => {
-                // rttvar <- 3/4 rttvar + 1/4 |srtt - r|; srtt <- 7/8 srtt + 1/8 r
-                self.rttvar = (3 * self.rttvar + s.abs_diff(r)) / 4;
-                self.srtt = Some((7 * s + r) / 8);
-            }
-        }
-        self.backoff = 0;
-    }
-
-    fn rto(&self, p: &SnoopParams) -> Time {
-        let base = match self.srtt {
-            None => p.initial_rto,
-            Some(s) => (s + 4 * self.rttvar).max(p.min_rto),
-        };
-        base << self.backoff
-    }
 }
 
 /// FH -> MH state of one connection.

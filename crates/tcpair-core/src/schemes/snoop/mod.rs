@@ -32,3 +32,4 @@ pub mod ns2;
 mod ns2_conn;
 pub mod ns2_params;
 pub mod params;
+mod rtt;
