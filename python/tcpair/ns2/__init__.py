@@ -8,8 +8,9 @@ Two uses (docs/validation.md, docs/performance.md):
 - :func:`bench_vs_ns2`: whole-process wall time of both on the same scenario,
   run in alternation (A B A B ...), with the paired ratio.
 
-The ns-2 scripts ship beside this module (``one_link.tcl``, ``dumbbell.tcl``);
-each states how its values map onto the tcpair scenario it is compared with.
+The ns-2 scripts ship beside this module (``one_link.tcl``, ``snoop_lan.tcl``,
+``two_links.tcl`` with their shared ``flow.tcl``, and ``dumbbell.tcl``); each states
+how its values map onto the tcpair scenario it is compared with.
 ns-2 and tcpair draw their losses from different generators, so the two
 sides' seeds are independent samples: ratios are unpaired.
 """
@@ -119,38 +120,40 @@ class Point:
         return 0.05 if self.p <= 0.05 else 0.10
 
 
-def one_link_overrides(point: Point, duration: float) -> dict[str, Any]:
-    """tcpair's side of ``one_link.tcl``: scenarios/clrp_one_link.toml, the same values."""
+def _sender_overrides(point: Point, duration: float) -> dict[str, Any]:
+    """What both paths set alike: flow tcp1's sender, the queues and the duration."""
     return {
         "flows.tcp1.variant": point.variant,
         "flows.tcp1.window": point.window,
         "flows.tcp1.tcp.limited_transmit": point.limited_transmit,
         "flows.tcp1.tcp.congestion": point.congestion,
         "flows.tcp1.tcp.rto_estimator": point.rto_estimator,
-        "links.wireless.forward.loss": {"model": "uniform", "p": point.p},
         "links.*.queue": point.queue,
-        "nodes.bs.bs": [point.bs] if point.bs else [],
         "run.duration": duration,
     }
 
 
+def one_link_overrides(point: Point, duration: float) -> dict[str, Any]:
+    """tcpair's side of ``one_link.tcl``: scenarios/clrp_one_link.toml, the same values."""
+    return {
+        **_sender_overrides(point, duration),
+        "links.wireless.forward.loss": {"model": "uniform", "p": point.p},
+        "nodes.bs.bs": [point.bs] if point.bs else [],
+    }
+
+
 def two_links_overrides(point: Point, duration: float) -> dict[str, Any]:
-    """tcpair's side of ``two_links.tcl``: scenarios/clrp_two_links.toml."""
+    """tcpair's side of ``two_links.tcl``: scenarios/clrp_two_links.toml, the agent
+    at both base stations and the loss on both wireless hops."""
     loss = {"model": "uniform", "p": point.p}
     agents = [point.bs] if point.bs else []
     return {
-        "flows.tcp1.variant": point.variant,
-        "flows.tcp1.window": point.window,
-        "flows.tcp1.tcp.limited_transmit": point.limited_transmit,
-        "flows.tcp1.tcp.congestion": point.congestion,
-        "flows.tcp1.tcp.rto_estimator": point.rto_estimator,
+        **_sender_overrides(point, duration),
         "flows.tcp1.tcp.eln": point.eln,
         "links.wl1.forward.loss": loss,
         "links.wl2.forward.loss": loss,
-        "links.*.queue": point.queue,
         "nodes.bs1.bs": agents,
         "nodes.bs2.bs": agents,
-        "run.duration": duration,
     }
 
 

@@ -21,6 +21,7 @@ if {[llength $argv] != 7} {
 lassign $argv variant p window queue duration seed limited_transmit
 
 set ns [new Simulator]
+source [file join [file dirname [info script]] flow.tcl]
 global defaultRNG
 $defaultRNG seed $seed
 
@@ -42,31 +43,7 @@ $em ranvar [new RandomVariable/Uniform]
 $em drop-target [new Agent/Null]
 $ns link-lossmodel $em $bs $mh
 
-switch -- $variant {
-    reno    { set tcp [new Agent/TCP/Reno] }
-    newreno { set tcp [new Agent/TCP/Newreno] }
-    default { puts stderr "unknown variant $variant (reno | newreno)"; exit 2 }
-}
-$tcp set window_ $window
-$tcp set packetSize_ 960
-# tcpair's default initial window is 1 segment (docs/tcp.md); ns-2.35's is 2.
-$tcp set windowInit_ 1
-$tcp set singledup_ $limited_transmit
-set sink [new Agent/TCPSink]
-$ns attach-agent $fh $tcp
-$ns attach-agent $mh $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
-$ns at 0.0 "$ftp start"
+set tcp [bulk_flow $fh $mh $variant $window $limited_transmit]
 
-proc finish {} {
-    global tcp duration
-    set segments [expr {[$tcp set ack_] + 1}]
-    puts [format "segments %d goodput_kbps %.6f retransmits %d timeouts %d" \
-        $segments [expr {$segments * 1000 * 8 / $duration / 1000.0}] \
-        [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
-    exit 0
-}
-$ns at $duration "finish"
+$ns at $duration "report $tcp $duration"
 $ns run

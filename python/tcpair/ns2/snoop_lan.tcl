@@ -38,6 +38,7 @@ if {[llength $argv] < 8 || [llength $argv] > 9} {
 lassign $argv variant p window queue duration seed limited_transmit snoop trace
 
 set ns [new Simulator]
+source [file join [file dirname [info script]] flow.tcl]
 if {$trace ne ""} {
     set tf [open $trace w]
     $ns trace-all $tf
@@ -82,31 +83,12 @@ set nif [$lan set lanIface_($mh)]
 $em target [$nif set ll_]
 [$nif set mac_] up-target $em
 
-switch -- $variant {
-    reno    { set tcp [new Agent/TCP/Reno] }
-    newreno { set tcp [new Agent/TCP/Newreno] }
-    default { puts stderr "unknown variant $variant (reno | newreno)"; exit 2 }
-}
-$tcp set window_ $window
-$tcp set packetSize_ 960
-$tcp set windowInit_ 1
-$tcp set singledup_ $limited_transmit
-set sink [new Agent/TCPSink]
-$ns attach-agent $fh $tcp
-$ns attach-agent $mh $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
-$ns at 0.0 "$ftp start"
+set tcp [bulk_flow $fh $mh $variant $window $limited_transmit]
 
 proc finish {} {
     global tcp duration ns trace
     if {$trace ne ""} { $ns flush-trace }
-    set segments [expr {[$tcp set ack_] + 1}]
-    puts [format "segments %d goodput_kbps %.6f retransmits %d timeouts %d" \
-        $segments [expr {$segments * 1000 * 8 / $duration / 1000.0}] \
-        [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
-    exit 0
+    report $tcp $duration
 }
 $ns at $duration "finish"
 $ns run

@@ -25,6 +25,7 @@ if {[llength $argv] != 9} {
 lassign $argv variant p window queue duration seed limited_transmit snoop eln
 
 set ns [new Simulator]
+source [file join [file dirname [info script]] flow.tcl]
 global defaultRNG
 $defaultRNG seed $seed
 
@@ -72,31 +73,8 @@ set lan2 [wireless_hop $bs2 $mh2 $ack $seg]
 lossy $lan1 $bs1
 lossy $lan2 $mh2
 
-switch -- $variant {
-    reno    { set tcp [new Agent/TCP/Reno] }
-    newreno { set tcp [new Agent/TCP/Newreno] }
-    default { puts stderr "unknown variant $variant (reno | newreno)"; exit 2 }
-}
-$tcp set window_ $window
-$tcp set packetSize_ 960
-$tcp set windowInit_ 1
-$tcp set singledup_ $limited_transmit
+set tcp [bulk_flow $mh1 $mh2 $variant $window $limited_transmit]
 $tcp set eln_ $eln
-set sink [new Agent/TCPSink]
-$ns attach-agent $mh1 $tcp
-$ns attach-agent $mh2 $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
-$ns at 0.0 "$ftp start"
 
-proc finish {} {
-    global tcp duration
-    set segments [expr {[$tcp set ack_] + 1}]
-    puts [format "segments %d goodput_kbps %.6f retransmits %d timeouts %d" \
-        $segments [expr {$segments * 1000 * 8 / $duration / 1000.0}] \
-        [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
-    exit 0
-}
-$ns at $duration "finish"
+$ns at $duration "report $tcp $duration"
 $ns run
