@@ -3,9 +3,10 @@
 ``scenarios/lda_mixed.toml`` (one NewReno flow over a path with both kinds of
 loss) run with the built-in part and with its Python twin from
 ``tcpair.examples.lda``, alternately, REPEAT times each; the best CPU time of
-each is kept (CPU time, not wall time: the machine may be shared). The decisions are counted by a run of the twin whose calls are
-counted (the runs are deterministic: the twin's decisions are the same in every
-run, and the same as the built-in's, which is checked). The cost per call is
+each is kept (CPU time, not wall time: the machine may be shared). The decisions
+are counted by a run of the twin whose calls are counted (the runs are
+deterministic: the twin's decisions are the same in every run, and the same as
+the built-in's, which is checked). The cost per call is
 (twin's time - built-in's time) / calls. Usage::
 
     python3 benches/python_plugins.py [--duration S] [--repeat N] [--loss P]
