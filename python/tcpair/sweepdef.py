@@ -318,14 +318,19 @@ def _numeric_uniform(values: list[Any]) -> list[Any]:
     return values
 
 
-def _axis(raw: Any, i: int) -> Axis:
-    where = f"axis[{i}]"
+def _named_table(raw: Any, where: str, keys: Any) -> str:
+    """``raw`` must be a table with only ``keys`` and a non-empty ``name``: its name."""
     if not isinstance(raw, Mapping):
         raise _err(where, f"expected a table, got {raw!r}")
-    _unknown(raw, AXIS_KEYS, where)
+    _unknown(raw, keys, where)
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise _err(f"{where}.name", f"expected a non-empty string, got {name!r}")
+    return name
+
+
+def _axis(raw: Any, i: int) -> Axis:
+    name = _named_table(raw, f"axis[{i}]", AXIS_KEYS)
     where = f"axis {name!r}"
     if name in RESERVED or name.startswith("run_"):
         raise _err(

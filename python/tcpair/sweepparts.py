@@ -96,15 +96,9 @@ def _scenario(src: Any, default: Scenario, base_dir: Path | None, where: str) ->
 
 def parse_part(raw: Any, i: int, default: Scenario, base_dir: Path | None) -> Part:
     """One ``[[part]]`` table, checked (its axes as top-level axes are)."""
-    from tcpair.sweepdef import _axis, _err, _fixed, _seeds, _unknown
+    from tcpair.sweepdef import _axis, _err, _fixed, _named_table, _seeds, _unknown
 
-    where = f"part[{i}]"
-    if not isinstance(raw, Mapping):
-        raise _err(where, f"expected a table, got {raw!r}")
-    _unknown(raw, PART_KEYS, where)
-    name = raw.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise _err(f"{where}.name", f"expected a non-empty string, got {name!r}")
+    name = _named_table(raw, f"part[{i}]", PART_KEYS)
     where = f"part {name!r}"
     axes_raw = raw.get("axis", [])
     if not isinstance(axes_raw, list):
