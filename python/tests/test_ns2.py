@@ -17,7 +17,7 @@ from tcpair.ns2 import (
     one_link_overrides,
     parse_output,
     run_ns2,
-    tcpair_one_link,
+    tcpair_point,
 )
 from tcpair.ns2.speed import Case, bench_vs_ns2, dumbbell_scenario
 
@@ -51,7 +51,7 @@ def test_tolerance_is_five_percent_up_to_p_5_percent() -> None:
 
 def test_tcpair_side_is_the_shipped_scenario_with_the_point_values() -> None:
     pt = Point("newreno", 0.02, 8, limited_transmit=False, queue=19)
-    ours = tcpair_one_link(pt, 20.0, 3)
+    ours = tcpair_point(pt, 20.0, 3)
     direct = tcpair.run("clrp_one_link", overrides=one_link_overrides(pt, 20.0), seed=3)
     flow = direct.flows.iloc[0]
     assert ours["goodput_kbps"] == flow["goodput_kbps"]
@@ -93,7 +93,7 @@ def test_lossless_path_agrees_within_one_window() -> None:
     packetSize_ 960)."""
     ns2()
     theirs = run_ns2("one_link.tcl", ("reno", 0.0, 8, 50, 20.0, 1, 0))
-    ours = tcpair_one_link(Point("reno", 0.0, 8, False), 20.0, 1)
+    ours = tcpair_point(Point("reno", 0.0, 8, False), 20.0, 1)
     per_segment_kbps = 1000 * 8 / 20.0 / 1000
     assert abs(ours["goodput_kbps"] - theirs["goodput_kbps"]) <= 8 * per_segment_kbps
 

@@ -157,8 +157,8 @@ def two_links_overrides(point: Point, duration: float) -> dict[str, Any]:
     }
 
 
-def tcpair_one_link(point: Point, duration: float, seed: int) -> dict[str, float]:
-    """One tcpair run of ``point`` (either path; the name is historical)."""
+def tcpair_point(point: Point, duration: float, seed: int) -> dict[str, float]:
+    """One tcpair run of ``point``, on its path."""
     from tcpair.api import prepare, run_json
 
     if point.path == "two_links":
@@ -169,8 +169,8 @@ def tcpair_one_link(point: Point, duration: float, seed: int) -> dict[str, float
     return {m: float(flow[m]) for m in METRICS}
 
 
-def ns2_one_link(point: Point, duration: float, seed: int) -> dict[str, float]:
-    """One ns-2 run of ``point`` (either path)."""
+def ns2_point(point: Point, duration: float, seed: int) -> dict[str, float]:
+    """One ns-2 run of ``point``, on its path."""
     lt = int(point.limited_transmit)
     args = (point.variant, point.p, point.window, point.queue, duration, seed, lt)
     if point.bs not in ("", "snoop_ns2"):
@@ -192,20 +192,20 @@ DEFAULT_POINTS = tuple(
     for p in (0.001, 0.01, 0.02, 0.05, 0.1)
 )
 
-#: The CLRP paper's MH -> MH path, plain and with ns-2's Snoop at both base
-#: stations (the sender not ELN-aware, ns-2.35's default), Reno.
-TWO_LINK_POINTS = tuple(
-    Point("reno", p, 30, True, bs=bs, path="two_links")
-    for bs in ("", "snoop_ns2")
-    for p in (0.01, 0.04, 0.06, 0.08, 0.1)
-)
-
 #: ns-2's Snoop (tcpair's ``snoop_ns2``) on the same path, ns-2.35's default
 #: limited transmit.
 SNOOP_POINTS = tuple(
     Point(v, p, 30, True, bs="snoop_ns2")
     for v in ("reno", "newreno")
     for p in (0.01, 0.02, 0.05, 0.1, 0.2)
+)
+
+#: The CLRP paper's MH -> MH path, plain and with ns-2's Snoop at both base
+#: stations (the sender not ELN-aware, ns-2.35's default), Reno.
+TWO_LINK_POINTS = tuple(
+    Point("reno", p, 30, True, bs=bs, path="two_links")
+    for bs in ("", "snoop_ns2")
+    for p in (0.01, 0.04, 0.06, 0.08, 0.1)
 )
 
 
@@ -233,8 +233,8 @@ def crosscheck(
     tasks = [(pt, s) for pt in pts for s in range(1, seeds + 1)]
     done = 0
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        futures = {t: pool.submit(ns2_one_link, t[0], duration, t[1]) for t in tasks}
-        ours = {t: tcpair_one_link(t[0], duration, t[1]) for t in tasks}
+        futures = {t: pool.submit(ns2_point, t[0], duration, t[1]) for t in tasks}
+        ours = {t: tcpair_point(t[0], duration, t[1]) for t in tasks}
         theirs = {}
         for t, f in futures.items():
             theirs[t] = f.result()
