@@ -117,19 +117,19 @@ impl RtoEstimator {
 
     /// Double the multiplier after a timeout (RFC 6298 §5.5), up to `max_backoff`.
     pub fn backoff(&mut self) {
-        if self.ns2.is_some() {
-            // ns-2.35 rtt_backoff() with rfc2988_: double below 64x, or while the
-            // backed-off RTO is still under maxrto_; then the srtt clobber.
-            if self.backoff < self.max_backoff || self.rto() < self.max_rto {
-                self.backoff = self.backoff.saturating_mul(2);
-            }
-            let b = self.backoff;
-            if let Some(n) = &mut self.ns2 {
-                n.after_backoff(b);
-            }
+        if self.ns2.is_none() {
+            self.backoff = (self.backoff.saturating_mul(2)).min(self.max_backoff);
             return;
         }
-        self.backoff = (self.backoff.saturating_mul(2)).min(self.max_backoff);
+        // ns-2.35 rtt_backoff() with rfc2988_: double below 64x, or while the
+        // backed-off RTO is still under maxrto_; then the srtt clobber.
+        if self.backoff < self.max_backoff || self.rto() < self.max_rto {
+            self.backoff = self.backoff.saturating_mul(2);
+        }
+        let b = self.backoff;
+        if let Some(n) = &mut self.ns2 {
+            n.after_backoff(b);
+        }
     }
 
     pub fn backoff_multiplier(&self) -> u32 {
