@@ -20,6 +20,7 @@ a reader sees which verdicts hang on them.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,20 +64,16 @@ def ns2_conventions(spec: SweepSpec) -> tuple[SweepSpec, list[str]]:
     return parse_sweep(raw, base_dir=base), notes
 
 
-def _split(line: str) -> tuple[str, str]:
-    """``claim: verdict (numbers)`` -> (claim, verdict with its numbers)."""
-    for word in ("does not hold", "inconclusive", "holds"):
-        at = line.rfind(f": {word}")
-        if at >= 0:
-            return line[:at], line[at + 2 :]
-    return line, ""
+def _claims(report: Path, lines: list[str]) -> dict[str, tuple[str, str, str]]:
+    """Claim id -> (claim, outcome, outcome with its numbers), from the report's
+    ``verdicts.json`` and its verdict lines (``claim: outcome (numbers)``, same order)."""
+    from tcpair.site import VERDICTS
 
-
-def _verdict(text: str) -> str:
-    for word in ("does not hold", "inconclusive", "holds"):
-        if text.startswith(word):
-            return word
-    return text
+    records = json.loads((report / "report" / VERDICTS).read_text())
+    return {
+        r["claim_id"]: (r["claim"], r["outcome"], line[len(r["claim"]) + 2 :])
+        for r, line in zip(records, lines, strict=True)
+    }
 
 
 def compare_conventions(
@@ -100,22 +97,21 @@ def compare_conventions(
         for name in resolve_targets(names, known):
             spec = known[name]
             ns2_spec, notes = ns2_conventions(spec)
-            lines = {}
+            found = {}
             for label, s in (("shipped", spec), ("ns2", ns2_spec)):
-                run_sweep(s, out / label / name, backend=backend, quick=quick, progress=False)
-                lines[label] = build_report(out / label / name)
+                where = out / label / name
+                run_sweep(s, where, backend=backend, quick=quick, progress=False)
+                found[label] = _claims(where, build_report(where))
                 if say:
-                    say(f"{name} ({label}): {len(lines[label])} claims")
-            theirs = dict(_split(x) for x in lines["ns2"])
-            for line in lines["shipped"]:
-                claim, ours = _split(line)
-                other = theirs.get(claim, "")
+                    say(f"{name} ({label}): {len(found[label])} claims")
+            for cid, (claim, ours, shown) in found["shipped"].items():
+                _, theirs, other = found["ns2"].get(cid, (claim, "", ""))
                 rows.append({
                     "target": name,
                     "claim": claim,
-                    "shipped": ours,
+                    "shipped": shown,
                     "ns2_conventions": other,
-                    "changed": _verdict(ours) != _verdict(other),
+                    "changed": ours != theirs,
                     "notes": "; ".join(notes),
                 })
     return pd.DataFrame(rows)
