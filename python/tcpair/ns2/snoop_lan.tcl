@@ -54,16 +54,8 @@ foreach {a b} [list $fh $bs $bs $fh] {
     $ns queue-limit $a $b [expr {$queue + 1}]
 }
 set ll [expr {$snoop ? "LL/LLSnoop" : "LL"}]
-set lan [$ns make-lan [list $bs] 2Mb 64us $ll Queue/DropTail Mac Channel]
-$lan addNode [list $mh] 2Mb 64us LL Queue/DropTail Mac
-foreach n [list $bs $mh] {
-    set nif [$lan set lanIface_($n)]
-    [$nif set ifq_] set limit_ [expr {$queue + 1}]
-    [$nif set mac_] set bandwidth_ 2128000
-}
-# tcpair's transmission times on its 2 Mb/s link: a segment, an ACK.
-[[$lan set lanIface_($mh)] set mac_] set delay_ [expr {1000 * 8 / 2.0e6}]
-[[$lan set lanIface_($bs)] set mac_] set delay_ [expr {40 * 8 / 2.0e6}]
+# tcpair's transmission times on its 2 Mb/s link: an ACK at the BS, a segment at the MH.
+set lan [wireless_hop $bs $mh $ll [expr {40 * 8 / 2.0e6}] [expr {1000 * 8 / 2.0e6}]]
 
 if {[string match list:* $p]} {
     # ErrorModel/List: the packets numbered in the file (from 0, in arrival
@@ -73,15 +65,9 @@ if {[string match list:* $p]} {
     $em droplist [read $fd]
     close $fd
 } else {
-    set em [new ErrorModel]
-    $em set rate_ $p
-    $em ranvar [new RandomVariable/Uniform]
+    set em [uniform_loss $p]
 }
-$em unit pkt
-$em drop-target [new Agent/Null]
-set nif [$lan set lanIface_($mh)]
-$em target [$nif set ll_]
-[$nif set mac_] up-target $em
+lossy $lan $mh $em
 
 set tcp [bulk_flow $fh $mh $variant $window $limited_transmit]
 

@@ -41,37 +41,10 @@ set ll [expr {$snoop ? "LL/LLSnoop" : "LL"}]
 set seg [expr {1000 * 8 / 2.0e6}]
 set ack [expr {40 * 8 / 2.0e6}]
 
-# A two-node LAN: BS (Snoop or not) and MH; `rx` gives each end's receive delay.
-proc wireless_hop {bs mh rx_bs rx_mh} {
-    global ns ll queue
-    set lan [$ns make-lan [list $bs] 2Mb 64us $ll Queue/DropTail Mac Channel]
-    $lan addNode [list $mh] 2Mb 64us LL Queue/DropTail Mac
-    foreach n [list $bs $mh] d [list $rx_bs $rx_mh] {
-        set nif [$lan set lanIface_($n)]
-        [$nif set ifq_] set limit_ [expr {$queue + 1}]
-        [$nif set mac_] set bandwidth_ 2128000
-        [$nif set mac_] set delay_ $d
-    }
-    return $lan
-}
-
-# Loss on what `node` receives over `lan` (after transmission, as in tcpair).
-proc lossy {lan node} {
-    global p
-    set em [new ErrorModel]
-    $em unit pkt
-    $em set rate_ $p
-    $em ranvar [new RandomVariable/Uniform]
-    $em drop-target [new Agent/Null]
-    set nif [$lan set lanIface_($node)]
-    $em target [$nif set ll_]
-    [$nif set mac_] up-target $em
-}
-
-set lan1 [wireless_hop $bs1 $mh1 $seg $ack]
-set lan2 [wireless_hop $bs2 $mh2 $ack $seg]
-lossy $lan1 $bs1
-lossy $lan2 $mh2
+set lan1 [wireless_hop $bs1 $mh1 $ll $seg $ack]
+set lan2 [wireless_hop $bs2 $mh2 $ll $ack $seg]
+lossy $lan1 $bs1 [uniform_loss $p]
+lossy $lan2 $mh2 [uniform_loss $p]
 
 set tcp [bulk_flow $mh1 $mh2 $variant $window $limited_transmit]
 $tcp set eln_ $eln
