@@ -89,6 +89,12 @@ pub trait BsAgent: Send + std::fmt::Debug {
     /// says whether the packet goes on.
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict;
 
+    /// Ask for what [`BsAgent::on_packet`] will read for `flow` to be loaded
+    /// (a hint for many-flow runs, `sim::prefetch`): at `stage` 0 the
+    /// connection's own state, at 1 (a few events later, when that state
+    /// is in cache) what it points to. The default does nothing.
+    fn prefetch(&self, _flow: FlowId, _stage: u8) {}
+
     /// A packet this agent let through was dropped by the node's own output
     /// queue (before leaving the BS).
     fn on_queue_drop(&mut self, _now: Time, _pkt: &Packet) {}

@@ -1,147 +1,21 @@
-use super::Time;
-use std::cmp::Ordering;
+use super::heap::QuadHeap;
+use super::{Scheduled, Time};
 use std::collections::VecDeque;
 
-/// One pending event: its time, a tie-breaking insertion counter, and the payload.
-///
-/// Events at the same instant run in the order they were scheduled (FIFO), which
-/// makes every run deterministic without depending on the payload's contents.
+/// A heap entry: an event, and the lane it heads ([`NO_LANE`] if none).
 #[derive(Debug, Clone, Copy)]
-pub struct Scheduled<E> {
-    pub time: Time,
-    pub seq: u64,
-    pub event: E,
+struct Slot<E> {
+    lane: u32,
+    event: E,
 }
 
-impl<E> PartialEq for Scheduled<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl<E> Eq for Scheduled<E> {}
-impl<E> PartialOrd for Scheduled<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Scheduled<E> {
-    // Reversed, as for a max-heap (the standard library's BinaryHeap): the
-    // earliest event is the greatest. The queue's own heap uses `before`.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .cmp(&self.time)
-            .then_with(|| other.seq.cmp(&self.seq))
-    }
-}
+const NO_LANE: u32 = u32::MAX;
 
-impl<E> Scheduled<E> {
-    /// Earlier time first, then earlier insertion: a strict order (sequence
-    /// numbers are unique), so the order of events does not depend on the heap.
-    #[inline]
-    fn before(&self, other: &Self) -> bool {
-        (self.time, self.seq) < (other.time, other.seq)
-    }
-}
-
-/// A 4-ary min-heap of scheduled entries, earliest first. Against a binary
-/// heap it has half the levels, and a node's four children are adjacent
-/// (128 bytes of 32-byte entries): a pop touches about half as many cache
-/// lines when the heap is large (tens of thousands of pending events), for
-/// one or two more comparisons per level.
+/// One lane's events in order, its head (also in the heap) first. Aligned
+/// so that a lane's bookkeeping is one cache line (prefetching reads it).
 #[derive(Debug)]
-struct QuadHeap<T> {
-    v: Vec<Scheduled<T>>,
-}
-
-impl<T: Copy> QuadHeap<T> {
-    const ARITY: usize = 4;
-
-    fn with_capacity(n: usize) -> Self {
-        Self {
-            v: Vec::with_capacity(n),
-        }
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.v.len()
-    }
-
-    #[inline]
-    fn peek(&self) -> Option<&Scheduled<T>> {
-        self.v.first()
-    }
-
-    #[inline]
-    fn push(&mut self, x: Scheduled<T>) {
-        let mut i = self.v.len();
-        self.v.push(x);
-        while i > 0 {
-            let parent = (i - 1) / Self::ARITY;
-            if !x.before(&self.v[parent]) {
-                break;
-            }
-            self.v[i] = self.v[parent];
-            i = parent;
-        }
-        self.v[i] = x;
-    }
-
-    /// Remove the earliest entry.
-    #[inline]
-    fn pop(&mut self) -> Option<Scheduled<T>> {
-        let last = self.v.pop()?;
-        if self.v.is_empty() {
-            return Some(last);
-        }
-        let top = self.v[0];
-        self.sift_down(last);
-        Some(top)
-    }
-
-    /// Replace the earliest entry by `x` (one sift instead of a pop and a push).
-    #[inline]
-    fn replace_top(&mut self, x: Scheduled<T>) {
-        self.sift_down(x);
-    }
-
-    /// Put `x` at the root's place and move it down to where it belongs.
-    #[inline]
-    fn sift_down(&mut self, x: Scheduled<T>) {
-        let n = self.v.len();
-        let mut i = 0;
-        loop {
-            let first = i * Self::ARITY + 1;
-            if first >= n {
-                break;
-            }
-            let mut best = first;
-            for c in first + 1..(first + Self::ARITY).min(n) {
-                if self.v[c].before(&self.v[best]) {
-                    best = c;
-                }
-            }
-            if !self.v[best].before(&x) {
-                break;
-            }
-            self.v[i] = self.v[best];
-            i = best;
-        }
-        self.v[i] = x;
-    }
-
-    fn capacity(&self) -> usize {
-        self.v.capacity()
-    }
-}
-
-/// What a heap entry stands for: one event, or the head of a lane.
-#[derive(Debug, Clone, Copy)]
-enum Slot<E> {
-    Event(E),
-    Lane(u32),
-}
+#[repr(align(32))]
+struct Lane<E>(VecDeque<Scheduled<E>>);
 
 /// Heap event queue (a 4-ary min-heap) with FIFO lanes.
 ///
@@ -156,15 +30,22 @@ enum Slot<E> {
 /// heap's alone: by time, then by the order they were scheduled (every event
 /// still takes its sequence number when scheduled, and a lane is sorted by
 /// both). An event earlier than its lane's last goes to the heap directly.
+/// Every heap entry holds its event, a lane's head included, so the next
+/// event is known without reading its lane ([`Self::peek`]).
 #[derive(Debug)]
 pub struct EventQueue<E> {
     heap: QuadHeap<Slot<E>>,
-    lanes: Vec<VecDeque<Scheduled<E>>>,
+    lanes: Vec<Lane<E>>,
     /// Events waiting in lanes behind their heads.
     in_lanes: usize,
     next_seq: u64,
     now: Time,
     popped: u64,
+    /// The earliest events, already taken from the heap, in order (at most
+    /// `depth`): the events about to run are known, so what they will read
+    /// can be requested early ([`Self::ahead`]).
+    ahead: VecDeque<Scheduled<E>>,
+    depth: usize,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -183,12 +64,27 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_lanes(lanes: usize) -> Self {
         Self {
             heap: QuadHeap::with_capacity(1024),
-            lanes: (0..lanes).map(|_| VecDeque::new()).collect(),
+            lanes: (0..lanes).map(|_| Lane(VecDeque::new())).collect(),
             in_lanes: 0,
             next_seq: 0,
             now: 0,
             popped: 0,
+            ahead: VecDeque::new(),
+            depth: 0,
         }
+    }
+
+    /// Keep the `depth` earliest events taken from the heap ahead of time
+    /// ([`Self::ahead`]). The order of events is the same at any depth: the
+    /// events ahead are sorted, none is later than what was left in the heap
+    /// when it was taken, and each pop takes the earlier of the first event
+    /// ahead and the heap's (an event scheduled in the meantime may be
+    /// earlier than some events ahead; then the refill waits until it ran).
+    pub fn set_lookahead(&mut self, depth: usize) {
+        self.depth = depth;
+        self.ahead.reserve(depth);
+        // Events already ahead stay (they are in order); with a smaller
+        // depth the refill waits until fewer are left.
     }
 
     /// Current simulated time (the time of the last event popped).
@@ -206,22 +102,23 @@ impl<E: Copy> EventQueue<E> {
     /// Events pending.
     #[inline]
     pub fn len(&self) -> usize {
-        self.heap.len() + self.in_lanes
+        self.heap.len() + self.in_lanes + self.ahead.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.heap.len() == 0
+        self.heap.len() == 0 && self.ahead.is_empty()
     }
 
     /// Bytes the queue holds on the heap (its heap and lanes, by capacity).
     pub fn heap_bytes(&self) -> usize {
-        self.heap.capacity() * std::mem::size_of::<Scheduled<Slot<E>>>()
-            + self.lanes.capacity() * std::mem::size_of::<VecDeque<Scheduled<E>>>()
+        self.heap.capacity_bytes()
+            + self.lanes.capacity() * std::mem::size_of::<Lane<E>>()
+            + self.ahead.capacity() * std::mem::size_of::<Scheduled<E>>()
             + self
                 .lanes
                 .iter()
-                .map(|l| l.capacity() * std::mem::size_of::<Scheduled<E>>())
+                .map(|l| l.0.capacity() * std::mem::size_of::<Scheduled<E>>())
                 .sum::<usize>()
     }
 
@@ -239,7 +136,10 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn schedule(&mut self, at: Time, event: E) {
         let (time, seq) = self.stamp(at);
-        let event = Slot::Event(event);
+        let event = Slot {
+            lane: NO_LANE,
+            event,
+        };
         self.heap.push(Scheduled { time, seq, event });
     }
 
@@ -248,64 +148,150 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn schedule_in(&mut self, lane: u32, at: Time, event: E) {
         let (time, seq) = self.stamp(at);
-        let fifo = &mut self.lanes[lane as usize];
-        match fifo.back() {
-            None => {
-                fifo.push_back(Scheduled { time, seq, event });
-                let event = Slot::Lane(lane);
-                self.heap.push(Scheduled { time, seq, event });
-            }
+        let fifo = &mut self.lanes[lane as usize].0;
+        let lane = match fifo.back() {
+            None => lane,
             Some(last) if last.time <= time => {
                 fifo.push_back(Scheduled { time, seq, event });
                 self.in_lanes += 1;
+                return;
             }
-            Some(_) => {
-                let event = Slot::Event(event);
-                self.heap.push(Scheduled { time, seq, event });
-            }
+            Some(_) => NO_LANE,
+        };
+        if lane != NO_LANE {
+            fifo.push_back(Scheduled { time, seq, event });
+        }
+        let event = Slot { lane, event };
+        self.heap.push(Scheduled { time, seq, event });
+    }
+
+    /// Whether the heap's earliest event runs before the first event ahead.
+    #[inline]
+    fn heap_first(&self) -> Option<bool> {
+        match (self.ahead.front(), self.heap.peek()) {
+            (None, None) => None,
+            (Some(_), None) => Some(false),
+            (None, Some(_)) => Some(true),
+            (Some(a), Some(h)) => Some((h.time, h.seq) < (a.time, a.seq)),
         }
     }
 
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|s| s.time)
+        if self.heap_first()? {
+            self.heap.peek().map(|s| s.time)
+        } else {
+            self.ahead.front().map(|s| s.time)
+        }
+    }
+
+    /// The `i`-th event ahead (0: the next one, unless an event scheduled
+    /// since it was taken from the heap runs first). For prefetching.
+    #[inline]
+    pub fn ahead(&self, i: usize) -> Option<(Time, &E)> {
+        self.ahead.get(i).map(|s| (s.time, &s.event))
+    }
+
+    /// Ask for lane `lane`'s bookkeeping to be loaded.
+    #[inline]
+    pub fn prefetch_lane(&self, lane: u32) {
+        crate::engine::prefetch(&self.lanes[lane as usize]);
+    }
+
+    /// Ask for the places lane `lane` is read and written at to be loaded:
+    /// its next event and the end where a new one goes (its bookkeeping
+    /// should already be in cache).
+    #[inline]
+    pub fn prefetch_lane_ends(&self, lane: u32) {
+        let b = &self.lanes[lane as usize].0;
+        if let Some(e) = b.get(1) {
+            crate::engine::prefetch(e);
+        }
+        if let Some(e) = b.back() {
+            crate::engine::prefetch(e);
+        }
     }
 
     /// Remove the earliest event and advance `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<Scheduled<E>> {
-        let top = *self.heap.peek()?;
-        let s = match top.event {
-            Slot::Event(event) => {
-                self.heap.pop();
-                Scheduled {
-                    time: top.time,
-                    seq: top.seq,
-                    event,
-                }
-            }
-            Slot::Lane(lane) => {
-                let fifo = &mut self.lanes[lane as usize];
-                let head = fifo.pop_front().expect("a lane in the heap has a head");
-                match fifo.front() {
-                    // The lane's next event replaces its head in place: one
-                    // sift instead of a pop and a push.
-                    Some(next) => {
-                        let (time, seq) = (next.time, next.seq);
-                        self.heap.replace_top(Scheduled { time, seq, ..top });
-                        self.in_lanes -= 1;
-                    }
-                    None => {
-                        self.heap.pop();
-                    }
-                }
-                head
-            }
+        let s = if self.heap_first()? {
+            self.take_heap()
+        } else {
+            self.ahead.pop_front().expect("an event ahead")
         };
         self.now = s.time;
         self.popped += 1;
+        while self.ahead.len() < self.depth {
+            let Some(h) = self.heap.peek() else { break };
+            if let Some(b) = self.ahead.back() {
+                if (h.time, h.seq) < (b.time, b.seq) {
+                    break;
+                }
+            }
+            let next = self.take_heap();
+            self.ahead.push_back(next);
+        }
+        if self.depth > 0 {
+            self.prefetch_heap_lanes();
+        }
         Some(s)
+    }
+
+    /// Ask for the lanes of the heap's first entries to be loaded: taking
+    /// a lane's head reads its bookkeeping and its next event. The heap's
+    /// second level will be near the top in a few pops (its lanes'
+    /// bookkeeping now); the top is taken at the next pop (its next event).
+    #[inline]
+    fn prefetch_heap_lanes(&self) {
+        for s in (1..5).map_while(|i| self.heap.get(i)) {
+            if s.event.lane != NO_LANE {
+                crate::engine::prefetch(&self.lanes[s.event.lane as usize]);
+            }
+        }
+        if let Some(top) = self.heap.peek() {
+            if top.event.lane != NO_LANE {
+                if let Some(e) = self.lanes[top.event.lane as usize].0.get(1) {
+                    crate::engine::prefetch(e);
+                }
+            }
+        }
+    }
+
+    /// Take the heap's earliest event (the heap is not empty); a lane's next
+    /// event takes its head's place.
+    #[inline]
+    fn take_heap(&mut self) -> Scheduled<E> {
+        let top = *self.heap.peek().expect("a pending event");
+        let lane = top.event.lane;
+        if lane == NO_LANE {
+            self.heap.pop();
+        } else {
+            let fifo = &mut self.lanes[lane as usize].0;
+            fifo.pop_front();
+            match fifo.front() {
+                // The lane's next event replaces its head in place: one
+                // sift instead of a pop and a push.
+                Some(next) => {
+                    let (time, seq) = (next.time, next.seq);
+                    let event = Slot {
+                        lane,
+                        event: next.event,
+                    };
+                    self.heap.replace_top(Scheduled { time, seq, event });
+                    self.in_lanes -= 1;
+                }
+                None => {
+                    self.heap.pop();
+                }
+            }
+        }
+        Scheduled {
+            time: top.time,
+            seq: top.seq,
+            event: top.event.event,
+        }
     }
 }
 
@@ -333,14 +319,17 @@ mod lane_tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Events scheduled through lanes (in or out of order within a lane)
-        /// come out in exactly the order of a queue without lanes.
+        /// Events scheduled through lanes (in or out of order within a lane),
+        /// with events taken ahead of time or not, come out in exactly the
+        /// order of a queue without lanes.
         #[test]
         fn lanes_keep_the_order_of_the_heap(
             ops in proptest::collection::vec((0u32..4, 0u64..50, any::<bool>()), 1..300),
+            depth in 0usize..6,
         ) {
             let mut plain = EventQueue::new();
             let mut laned = EventQueue::with_lanes(4);
+            laned.set_lookahead(depth);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for (i, &(lane, dt, pop)) in ops.iter().enumerate() {
                 let at = plain.now() + dt;

@@ -83,6 +83,17 @@ impl Histogram {
         }
     }
 
+    /// Ask for the bucket a sample `v` would go to to be loaded (when its
+    /// group is the previous sample's, the common case).
+    #[inline]
+    pub fn prefetch(&self, v: u64) {
+        let i = Self::index(v);
+        if usize::from(self.last.0) == i / SUB as usize {
+            let g = &self.groups[usize::from(self.last.1)];
+            crate::engine::prefetch(&g[i % SUB as usize]);
+        }
+    }
+
     #[inline]
     pub fn record(&mut self, v: u64) {
         let i = Self::index(v);

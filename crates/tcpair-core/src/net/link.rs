@@ -122,6 +122,18 @@ impl LinkDir {
         (((bits + bw / 2) / bw) as Time).max(1)
     }
 
+    /// Ask for the ends of the departure queue to be loaded (this
+    /// direction's first cache line should already be in cache).
+    #[inline]
+    pub fn prefetch_queue(&self) {
+        if let Some(f) = self.departures.front() {
+            crate::engine::prefetch(f);
+        }
+        if let Some(b) = self.departures.back() {
+            crate::engine::prefetch(b);
+        }
+    }
+
     /// Packets waiting at `now` (excluding the one being transmitted).
     #[inline]
     pub fn waiting(&mut self, now: Time) -> u32 {

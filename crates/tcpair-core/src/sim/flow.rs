@@ -5,6 +5,7 @@ use super::accuracy::Accuracy;
 use crate::engine::{stream, SimRng, Time};
 use crate::metrics::{DropCauseKind, Histogram, SinkCounters};
 use crate::net::{LinkKind, Routes};
+use crate::packet::PktKind;
 use crate::scenario::FlowPlan;
 use crate::tcp::{Counters, SenderStats, TcpSender, TcpSink};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -99,6 +100,61 @@ impl FlowState {
     }
 
     /// When segment `seq` was first transmitted (if still remembered).
+    /// Ask for what a packet of `kind` arriving at its end point reads to be
+    /// loaded: the receiver, its counters and the delay histograms for data,
+    /// the sender for an ACK.
+    #[inline]
+    pub fn prefetch(&self, kind: PktKind) {
+        use crate::engine::{prefetch, prefetch_all};
+        prefetch(&self.wants_truth);
+        prefetch(&self.first_tx);
+        prefetch(&self.data_path);
+        match kind {
+            PktKind::Data => {
+                prefetch_all(&self.sink);
+                prefetch(&self.sink_c);
+                prefetch(&self.delay);
+                prefetch(&self.e2e_delay);
+                prefetch(&self.app_delay);
+            }
+            PktKind::Ack => prefetch_all(&self.sender),
+        }
+    }
+
+    /// Ask for the records packet `p` arriving at its end point at `at`
+    /// writes to be loaded: its delay's bucket and its first-transmission
+    /// time (data), the end of the first-transmission times (an ACK, which
+    /// lets new segments go).
+    #[inline]
+    pub fn prefetch_records(&self, p: &crate::packet::Packet, at: Time) {
+        use crate::engine::prefetch;
+        match p.kind {
+            PktKind::Data => {
+                self.delay.prefetch(at.saturating_sub(p.sent_at));
+                if let Some(t) = p.seq.checked_sub(self.first_base) {
+                    if let Some(t) = self.first_tx.get(t as usize) {
+                        prefetch(t);
+                    }
+                }
+            }
+            PktKind::Ack => {
+                if let Some(t) = self.first_tx.back() {
+                    prefetch(t);
+                }
+            }
+        }
+    }
+
+    /// The path of what an end point sends in reply to a packet of `kind`:
+    /// an ACK for data, data for an ACK.
+    #[inline]
+    pub fn reply_path(&self, kind: PktKind) -> u32 {
+        match kind {
+            PktKind::Data => self.ack_path,
+            PktKind::Ack => self.data_path,
+        }
+    }
+
     pub fn first_tx_of(&self, seq: u32) -> Option<Time> {
         let i = seq.checked_sub(self.first_base)?;
         self.first_tx.get(i as usize).copied()

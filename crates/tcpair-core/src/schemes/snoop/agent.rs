@@ -433,6 +433,22 @@ impl BsAgent for Snoop {
         INFO.name
     }
 
+    fn prefetch(&self, flow: FlowId, stage: u8) {
+        if let Some(c) = self.conns.get(flow as usize) {
+            match stage {
+                0 => crate::engine::prefetch_all(c),
+                _ => {
+                    if let Some(f) = c.cache.front() {
+                        crate::engine::prefetch(f);
+                    }
+                    if let Some(b) = c.cache.back() {
+                        crate::engine::prefetch(b);
+                    }
+                }
+            }
+        }
+    }
+
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
         let v = self.handle(now, ctx, pkt, out);
         self.note_timer(pkt.flow as usize);
