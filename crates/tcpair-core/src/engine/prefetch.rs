@@ -25,7 +25,7 @@ fn prefetch_addr(p: *const u8) {
 
 /// Ask for the cache line holding the start of `*r` to be loaded.
 #[inline(always)]
-pub fn prefetch<T>(r: &T) {
+pub fn prefetch<T: ?Sized>(r: &T) {
     prefetch_addr((r as *const T).cast::<u8>());
 }
 

@@ -74,6 +74,15 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    /// Ask for the loss model's own state to be loaded (the pipeline itself
+    /// should already be in cache).
+    #[inline]
+    pub fn prefetch_parts(&self) {
+        if let Some(l) = &self.loss {
+            crate::engine::prefetch(&*l.model);
+        }
+    }
+
     /// Build from the spec. `path` is the scenario path of the direction table
     /// (e.g. `links[1].forward`) used in error messages
     /// (`links[1].forward.loss.p: ...`); `stream_prefix` (e.g.

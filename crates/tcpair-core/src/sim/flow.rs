@@ -130,7 +130,12 @@ impl FlowState {
         use crate::engine::prefetch;
         match p.kind {
             PktKind::Data => {
-                self.delay.prefetch(at.saturating_sub(p.sent_at));
+                // A first transmission arriving in order has the same delay
+                // in all three.
+                let delay = at.saturating_sub(p.sent_at);
+                self.delay.prefetch(delay);
+                self.e2e_delay.prefetch(delay);
+                self.app_delay.prefetch(delay);
                 if let Some(t) = p.seq.checked_sub(self.first_base) {
                     if let Some(t) = self.first_tx.get(t as usize) {
                         prefetch(t);

@@ -41,7 +41,7 @@ impl Sim {
                 match stage {
                     0 => self.prefetch_arrival(dir, pkt),
                     1 => self.prefetch_hop(dir, pkt),
-                    2 => self.prefetch_queue_or_reply(t, pkt),
+                    2 => self.prefetch_queue_or_reply(t, dir, pkt),
                     _ => self.prefetch_reply_queue(pkt),
                 }
             }
@@ -87,11 +87,15 @@ impl Sim {
         }
     }
 
-    /// Stage 3: the next hop's queue and lane ends; at the end of the path
+    /// Stage 3: the loss model's state, the next hop's queue and lane ends; at the end of the path
     /// the delay histogram's bucket, the first-transmission record and the
     /// direction the reply leaves on.
     #[inline]
-    fn prefetch_queue_or_reply(&self, at: crate::engine::Time, pkt: u32) {
+    fn prefetch_queue_or_reply(&self, at: crate::engine::Time, dir: u32, pkt: u32) {
+        let d = &self.topo.dirs[dir as usize];
+        if !d.transparent() {
+            d.pipeline.prefetch_parts();
+        }
         let p = self.arena.get(pkt);
         match self.routes.hop(p.path, p.hop) {
             Some(next) => {
