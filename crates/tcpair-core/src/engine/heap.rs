@@ -37,6 +37,12 @@ impl<E> Ord for Scheduled<E> {
 }
 
 impl<E> Scheduled<E> {
+    /// (time, insertion) as one number, ordered as [`Self::before`].
+    #[inline]
+    pub(super) fn key(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.seq)
+    }
+
     /// Earlier time first, then earlier insertion: a strict order (sequence
     /// numbers are unique), so the order of events does not depend on the heap.
     #[inline]
@@ -128,13 +134,27 @@ impl<T: Copy> QuadHeap<T> {
             if first >= n {
                 break;
             }
-            let mut best = first;
-            for c in first + 1..(first + Self::ARITY).min(n) {
-                if self.v[c].before(&self.v[best]) {
-                    best = c;
+            // The earliest child, chosen without branches: which child is
+            // earliest is a coin toss the branch predictor would often lose.
+            let (best, best_key) = if first + Self::ARITY <= n {
+                let pick = |a: (usize, u128), b: (usize, u128)| {
+                    std::hint::select_unpredictable(b.1 < a.1, b, a)
+                };
+                let k = |c: usize| (c, self.v[c].key());
+                let left = pick(k(first), k(first + 1));
+                let right = pick(k(first + 2), k(first + 3));
+                pick(left, right)
+            } else {
+                let mut best = (first, self.v[first].key());
+                for c in first + 1..n {
+                    let k = self.v[c].key();
+                    if k < best.1 {
+                        best = (c, k);
+                    }
                 }
-            }
-            if !self.v[best].before(&x) {
+                best
+            };
+            if best_key >= x.key() {
                 break;
             }
             self.v[i] = self.v[best];
