@@ -55,8 +55,6 @@ pub struct LinkDir {
     /// `(medium, from station, to station)` when this hop is on a shared
     /// medium (`wifi`): the medium's MAC, not this line, carries the packet.
     pub medium: Option<(u32, u16, u16)>,
-    /// The pipeline has no stage: arrivals go straight to the far end.
-    transparent: bool,
     pub kind: LinkKind,
     /// `true` for the `from -> to` direction of the scenario's link.
     pub forward: bool,
@@ -66,7 +64,9 @@ pub struct LinkDir {
     pub from: NodeId,
     pub accepted: u64,
     pub queue_drops: u64,
-    pub pipeline: Box<Pipeline>,
+    /// The impairment pipeline; `None` when it has no stage (most
+    /// directions): arrivals then go straight to the far end.
+    pipeline: Option<Box<Pipeline>>,
 }
 
 impl LinkDir {
@@ -94,7 +94,6 @@ impl LinkDir {
             queue_limit,
             in_transit: 0,
             medium: None,
-            transparent: pipeline.is_transparent(),
             kind,
             forward,
             peak_queue: 0,
@@ -102,14 +101,25 @@ impl LinkDir {
             from,
             accepted: 0,
             queue_drops: 0,
-            pipeline: Box::new(pipeline),
+            pipeline: (!pipeline.is_transparent()).then(|| Box::new(pipeline)),
         }
     }
 
     /// The impairment pipeline has no stage (arrivals skip it).
     #[inline]
     pub fn transparent(&self) -> bool {
-        self.transparent
+        self.pipeline.is_none()
+    }
+
+    /// The impairment pipeline, if it has a stage.
+    #[inline]
+    pub fn pipeline(&self) -> Option<&Pipeline> {
+        self.pipeline.as_deref()
+    }
+
+    #[inline]
+    pub fn pipeline_mut(&mut self) -> Option<&mut Pipeline> {
+        self.pipeline.as_deref_mut()
     }
 
     /// Serialization time of `size` bytes, rounded to the nearest ns and at

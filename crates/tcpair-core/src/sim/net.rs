@@ -85,6 +85,7 @@ impl Sim {
         }
         let size = self.arena.get(pkt).size;
         let entered = d.entered_at(now, size);
+        let pipeline = d.pipeline_mut().expect("a direction with impairments");
         let arena = &mut self.arena;
         let counters = &mut self.counters;
         let mut clone = |h: u32| -> u32 {
@@ -94,8 +95,7 @@ impl Sim {
             arena.alloc(c)
         };
         let mut out = std::mem::take(&mut self.pipe_out);
-        d.pipeline
-            .on_arrival(now, entered, pkt, size, &mut clone, &mut out);
+        pipeline.on_arrival(now, entered, pkt, size, &mut clone, &mut out);
         self.after_pipeline(dir, &mut out);
         self.pipe_out = out;
     }
@@ -106,9 +106,11 @@ impl Sim {
             return; // superseded
         }
         self.pipe_timer_at[dir as usize] = None;
-        let d = &mut self.topo.dirs[dir as usize];
+        let Some(pipeline) = self.topo.dirs[dir as usize].pipeline_mut() else {
+            return;
+        };
         let mut out = std::mem::take(&mut self.pipe_out);
-        d.pipeline.on_timer(now, &mut out);
+        pipeline.on_timer(now, &mut out);
         self.after_pipeline(dir, &mut out);
         self.pipe_out = out;
     }
@@ -126,7 +128,8 @@ impl Sim {
                 }
             }
         }
-        if let Some(dl) = self.topo.dirs[dir as usize].pipeline.next_deadline() {
+        let pipeline = self.topo.dirs[dir as usize].pipeline();
+        if let Some(dl) = pipeline.and_then(|p| p.next_deadline()) {
             let slot = &mut self.pipe_timer_at[dir as usize];
             if slot.is_none_or(|t| t > dl) {
                 *slot = Some(dl);
@@ -181,7 +184,7 @@ impl Sim {
             .topo
             .dirs
             .iter()
-            .map(|d| d.in_transit + d.pipeline.held() as u64)
+            .map(|d| d.in_transit + d.pipeline().map_or(0, |p| p.held()) as u64)
             .sum();
         links + self.flows.iter().map(|f| f.held).sum::<u64>()
     }

@@ -63,8 +63,8 @@ impl Sim {
     fn prefetch_hop(&self, dir: u32, pkt: u32) {
         self.q.prefetch_lane_ends(dir);
         let d = &self.topo.dirs[dir as usize];
-        if !d.transparent() {
-            prefetch_all(&*d.pipeline);
+        if let Some(pipeline) = d.pipeline() {
+            prefetch_all(pipeline);
         }
         let p = self.arena.get(pkt);
         match self.routes.hop(p.path, p.hop) {
@@ -93,8 +93,8 @@ impl Sim {
     #[inline]
     fn prefetch_queue_or_reply(&self, at: crate::engine::Time, dir: u32, pkt: u32) {
         let d = &self.topo.dirs[dir as usize];
-        if !d.transparent() {
-            d.pipeline.prefetch_parts();
+        if let Some(pipeline) = d.pipeline() {
+            pipeline.prefetch_parts();
         }
         let p = self.arena.get(pkt);
         match self.routes.hop(p.path, p.hop) {
