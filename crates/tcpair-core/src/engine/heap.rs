@@ -46,7 +46,9 @@ impl<E> Scheduled<E> {
     /// Earlier time first, then earlier insertion: a strict order (sequence
     /// numbers are unique), so the order of events does not depend on the heap.
     #[inline]
-    pub(super) fn before(&self, other: &Self) -> bool {
+    /// `other` may carry another payload (an entry of the heap against one
+    /// already taken from it).
+    pub(super) fn before<F>(&self, other: &Scheduled<F>) -> bool {
         (self.time, self.seq) < (other.time, other.seq)
     }
 }

@@ -31,7 +31,7 @@ struct Lane<E>(VecDeque<Scheduled<E>>);
 /// still takes its sequence number when scheduled, and a lane is sorted by
 /// both). An event earlier than its lane's last goes to the heap directly.
 /// Every heap entry holds its event, a lane's head included, so the next
-/// event is known without reading its lane ([`Self::peek`]).
+/// event is known without reading its lane ([`Self::ahead`]).
 #[derive(Debug)]
 pub struct EventQueue<E> {
     heap: QuadHeap<Slot<E>>,
@@ -80,11 +80,17 @@ impl<E: Copy> EventQueue<E> {
     /// when it was taken, and each pop takes the earlier of the first event
     /// ahead and the heap's (an event scheduled in the meantime may be
     /// earlier than some events ahead; then the refill waits until it ran).
+    /// Events already ahead stay (they are in order); with a smaller depth
+    /// the refill waits until fewer are left.
     pub fn set_lookahead(&mut self, depth: usize) {
         self.depth = depth;
         self.ahead.reserve(depth);
-        // Events already ahead stay (they are in order); with a smaller
-        // depth the refill waits until fewer are left.
+    }
+
+    /// The look-ahead depth ([`Self::set_lookahead`]; 0: none).
+    #[inline]
+    pub fn lookahead(&self) -> usize {
+        self.depth
     }
 
     /// Current simulated time (the time of the last event popped).
@@ -172,7 +178,7 @@ impl<E: Copy> EventQueue<E> {
             (None, None) => None,
             (Some(_), None) => Some(false),
             (None, Some(_)) => Some(true),
-            (Some(a), Some(h)) => Some((h.time, h.seq) < (a.time, a.seq)),
+            (Some(a), Some(h)) => Some(h.before(a)),
         }
     }
 
@@ -225,10 +231,8 @@ impl<E: Copy> EventQueue<E> {
         self.popped += 1;
         while self.ahead.len() < self.depth {
             let Some(h) = self.heap.peek() else { break };
-            if let Some(b) = self.ahead.back() {
-                if (h.time, h.seq) < (b.time, b.seq) {
-                    break;
-                }
+            if self.ahead.back().is_some_and(|b| h.before(b)) {
+                break;
             }
             let next = self.take_heap();
             self.ahead.push_back(next);
@@ -247,14 +251,12 @@ impl<E: Copy> EventQueue<E> {
     fn prefetch_heap_lanes(&self) {
         for s in (1..5).map_while(|i| self.heap.get(i)) {
             if s.event.lane != NO_LANE {
-                crate::engine::prefetch(&self.lanes[s.event.lane as usize]);
+                self.prefetch_lane(s.event.lane);
             }
         }
-        if let Some(top) = self.heap.peek() {
-            if top.event.lane != NO_LANE {
-                if let Some(e) = self.lanes[top.event.lane as usize].0.get(1) {
-                    crate::engine::prefetch(e);
-                }
+        if let Some(top) = self.heap.peek().filter(|t| t.event.lane != NO_LANE) {
+            if let Some(e) = self.lanes[top.event.lane as usize].0.get(1) {
+                crate::engine::prefetch(e);
             }
         }
     }

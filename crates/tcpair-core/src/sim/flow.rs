@@ -99,7 +99,6 @@ impl FlowState {
         }
     }
 
-    /// When segment `seq` was first transmitted (if still remembered).
     /// Ask for what a packet of `kind` arriving at its end point reads to be
     /// loaded: the receiver, its counters and the delay histograms for data,
     /// the sender for an ACK.
@@ -160,6 +159,7 @@ impl FlowState {
         }
     }
 
+    /// When segment `seq` was first transmitted (if still remembered).
     pub fn first_tx_of(&self, seq: u32) -> Option<Time> {
         let i = seq.checked_sub(self.first_base)?;
         self.first_tx.get(i as usize).copied()

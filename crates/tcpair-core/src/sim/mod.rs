@@ -122,8 +122,6 @@ pub struct Sim {
     trace: Option<Box<trace::Tracer>>,
     /// The mobile host, if the scenario has one.
     mobility: Option<mobility::Mobility>,
-    /// Whether the loop requests the coming events' state ahead (`prefetch`).
-    prefetching: bool,
 }
 
 impl Sim {
@@ -202,7 +200,6 @@ impl Sim {
             mac_out: Vec::with_capacity(8),
             mac_at_warmup: Default::default(),
             mobility,
-            prefetching: false,
         };
         sim.schedule_handoffs();
         sim.set_prefetching(prefetching);
@@ -213,7 +210,6 @@ impl Sim {
     /// time (`sim/prefetch.rs`): on by default from 2,000 flows on. Results
     /// are identical either way; only the speed differs.
     pub fn set_prefetching(&mut self, on: bool) {
-        self.prefetching = on;
         self.q
             .set_lookahead(if on { prefetch::LOOKAHEAD } else { 0 });
     }
@@ -306,7 +302,7 @@ impl Sim {
                 self.check_slice(t, stop)?;
             }
             let ev = self.q.pop().expect("peeked").event;
-            if self.prefetching {
+            if self.q.lookahead() > 0 {
                 self.prefetch_coming();
             }
             self.handle(ev);

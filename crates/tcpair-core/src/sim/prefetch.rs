@@ -4,16 +4,17 @@
 //! packet, the next direction's queue, the flow's end point) lies far
 //! outside the caches, and most of it is found through what the step before
 //! read: each event would wait for several loads from memory in turn. The
-//! heap already knows the coming events, so the loop requests their state
-//! in stages, one level of indirection per heap level: for the events two
-//! levels down the heap, the link direction, packet and lane bookkeeping;
-//! for the next level (by then mostly in cache), what those point to (the
-//! lane's ends, the next hop's direction and lane, the flow's end point);
-//! for the next event, the next hop's queue ends. Prefetches change no
-//! value, so results do not depend on this file.
+//! event queue takes the coming events from its heap ahead of time
+//! ([`LOOKAHEAD`]), so the loop requests their state in stages, one level of
+//! indirection per stage, about five events apart: an event's link
+//! direction, packet and lane; then (by then in cache) what those point to;
+//! then what that points to in turn. Prefetches change no value, so results
+//! do not depend on this file.
 
 use super::{Ev, Sim};
 use crate::engine::{prefetch, prefetch_all};
+use crate::net::DirId;
+use crate::packet::Packet;
 
 /// Events taken from the heap ahead of time: the first stage's requests are
 /// made this many events before the event runs (about 15 events: several
@@ -69,8 +70,7 @@ impl Sim {
         let p = self.arena.get(pkt);
         match self.routes.hop(p.path, p.hop) {
             Some(next) => {
-                prefetch(&self.topo.dirs[next as usize]);
-                self.q.prefetch_lane(next);
+                self.prefetch_dir(next);
                 self.prefetch_agents(d.to, p.flow, 0);
             }
             None => self.flows[p.flow as usize].prefetch(p.kind),
@@ -87,9 +87,10 @@ impl Sim {
         }
     }
 
-    /// Stage 3: the loss model's state, the next hop's queue and lane ends; at the end of the path
-    /// the delay histogram's bucket, the first-transmission record and the
-    /// direction the reply leaves on.
+    /// Stage 3: the loss model's state, the next hop's queue and lane ends
+    /// (and the agents' held packets); at the end of the path the delay
+    /// histograms' bucket, the first-transmission record and the direction
+    /// the reply leaves on.
     #[inline]
     fn prefetch_queue_or_reply(&self, at: crate::engine::Time, dir: u32, pkt: u32) {
         let d = &self.topo.dirs[dir as usize];
@@ -99,17 +100,13 @@ impl Sim {
         let p = self.arena.get(pkt);
         match self.routes.hop(p.path, p.hop) {
             Some(next) => {
-                self.topo.dirs[next as usize].prefetch_queue();
-                self.q.prefetch_lane_ends(next);
-                let node = self.topo.dirs[next as usize].from;
-                self.prefetch_agents(node, p.flow, 1);
+                self.prefetch_dir_ends(next);
+                self.prefetch_agents(d.to, p.flow, 1);
             }
             None => {
-                let f = &self.flows[p.flow as usize];
-                f.prefetch_records(p, at);
-                if let Some(next) = self.routes.hop(f.reply_path(p.kind), 0) {
-                    prefetch(&self.topo.dirs[next as usize]);
-                    self.q.prefetch_lane(next);
+                self.flows[p.flow as usize].prefetch_records(p, at);
+                if let Some(reply) = self.reply_dir(p) {
+                    self.prefetch_dir(reply);
                 }
             }
         }
@@ -120,11 +117,30 @@ impl Sim {
     fn prefetch_reply_queue(&self, pkt: u32) {
         let p = self.arena.get(pkt);
         if self.routes.hop(p.path, p.hop).is_none() {
-            let f = &self.flows[p.flow as usize];
-            if let Some(next) = self.routes.hop(f.reply_path(p.kind), 0) {
-                self.topo.dirs[next as usize].prefetch_queue();
-                self.q.prefetch_lane_ends(next);
+            if let Some(reply) = self.reply_dir(p) {
+                self.prefetch_dir_ends(reply);
             }
         }
+    }
+
+    /// The direction on which the end point that `p` reached sends its reply.
+    #[inline]
+    fn reply_dir(&self, p: &Packet) -> Option<DirId> {
+        let f = &self.flows[p.flow as usize];
+        self.routes.hop(f.reply_path(p.kind), 0)
+    }
+
+    /// A direction a packet is about to be offered to: its first line and its lane's bookkeeping.
+    #[inline]
+    fn prefetch_dir(&self, dir: DirId) {
+        prefetch(&self.topo.dirs[dir as usize]);
+        self.q.prefetch_lane(dir);
+    }
+
+    /// The same direction's departure queue and lane ends (its first line in cache).
+    #[inline]
+    fn prefetch_dir_ends(&self, dir: DirId) {
+        self.topo.dirs[dir as usize].prefetch_queue();
+        self.q.prefetch_lane_ends(dir);
     }
 }
