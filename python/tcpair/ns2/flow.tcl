@@ -1,6 +1,16 @@
 # Shared by one_link.tcl, snoop_lan.tcl and two_links.tcl: the bulk TCP flow
-# each compares with tcpair's, the wireless hop as a two-node LAN, its loss,
-# and the line each prints at the end.
+# each compares with tcpair's, the wired links, the wireless hop as a two-node
+# LAN, its loss, and the line each prints at the end.
+
+# wired_link A B BANDWIDTH DELAY: a DropTail duplex link whose queues hold the
+# global `queue` waiting packets as tcpair counts them (+1: ns-2 counts the
+# packet being sent).
+proc wired_link {a b bandwidth delay} {
+    global ns queue
+    $ns duplex-link $a $b $bandwidth $delay DropTail
+    $ns queue-limit $a $b [expr {$queue + 1}]
+    $ns queue-limit $b $a [expr {$queue + 1}]
+}
 
 # bulk_flow SRC DST VARIANT WINDOW LIMITED_TRANSMIT: an FTP source over Reno or
 # NewReno from SRC to a TCPSink at DST, started at 0; returns the sender.

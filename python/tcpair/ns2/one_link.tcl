@@ -28,11 +28,8 @@ $defaultRNG seed $seed
 set fh [$ns node]
 set bs [$ns node]
 set mh [$ns node]
-$ns duplex-link $fh $bs 10Mb 10ms DropTail
-$ns duplex-link $bs $mh 2Mb 64us DropTail
-foreach {a b} [list $fh $bs $bs $fh $bs $mh $mh $bs] {
-    $ns queue-limit $a $b [expr {$queue + 1}]
-}
+wired_link $fh $bs 10Mb 10ms
+wired_link $bs $mh 2Mb 64us
 
 # Loss where the packet leaves the link (after transmission and propagation),
 # as tcpair's error models act.

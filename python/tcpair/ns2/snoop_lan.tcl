@@ -49,10 +49,7 @@ $defaultRNG seed $seed
 set fh [$ns node]
 set bs [$ns node]
 set mh [$ns node]
-$ns duplex-link $fh $bs 10Mb 10ms DropTail
-foreach {a b} [list $fh $bs $bs $fh] {
-    $ns queue-limit $a $b [expr {$queue + 1}]
-}
+wired_link $fh $bs 10Mb 10ms
 set ll [expr {$snoop ? "LL/LLSnoop" : "LL"}]
 # tcpair's transmission times on its 2 Mb/s link: an ACK at the BS, a segment at the MH.
 set lan [wireless_hop $bs $mh $ll [expr {40 * 8 / 2.0e6}] [expr {1000 * 8 / 2.0e6}]]

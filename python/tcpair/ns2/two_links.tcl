@@ -33,10 +33,7 @@ set mh1 [$ns node]
 set bs1 [$ns node]
 set bs2 [$ns node]
 set mh2 [$ns node]
-$ns duplex-link $bs1 $bs2 10Mb 100ms DropTail
-foreach {a b} [list $bs1 $bs2 $bs2 $bs1] {
-    $ns queue-limit $a $b [expr {$queue + 1}]
-}
+wired_link $bs1 $bs2 10Mb 100ms
 set ll [expr {$snoop ? "LL/LLSnoop" : "LL"}]
 set seg [expr {1000 * 8 / 2.0e6}]
 set ack [expr {40 * 8 / 2.0e6}]
