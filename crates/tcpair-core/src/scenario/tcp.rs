@@ -63,7 +63,15 @@ pub(super) fn config(
                 &format!("{path}.responder"),
             )?,
         },
-        respond_per: respond_per(&path, t)?,
+        // `"hole"` (default) or `"window"`.
+        respond_per: named(
+            &path,
+            "respond_per",
+            t.respond_per.as_deref(),
+            RespondPer::Hole,
+            RespondPer::parse,
+            RespondPer::NAMES,
+        )?,
         window: f.window,
         packet_size: f.packet_size,
         initial_cwnd: t.initial_cwnd.unwrap_or(d.initial_cwnd),
@@ -75,7 +83,14 @@ pub(super) fn config(
         max_rto: secs_or("max_rto", &t.max_rto, d.max_rto)?,
         granularity: secs_or("granularity", &t.granularity, d.granularity)?,
         max_backoff: t.max_backoff.unwrap_or(d.max_backoff),
-        rto_estimator: rto_estimator(&path, t)?,
+        rto_estimator: named(
+            &path,
+            "rto_estimator",
+            t.rto_estimator.as_deref(),
+            RtoEstimatorKind::Rfc6298,
+            RtoEstimatorKind::parse,
+            RtoEstimatorKind::NAMES,
+        )?,
         total_segments: f.segments,
         clrp: clrp(&path, t)?,
     };
@@ -192,26 +207,22 @@ fn detector(
     }
 }
 
-/// `tcp.respond_per`: `"hole"` (default) or `"window"`.
-fn respond_per(path: &str, t: &TcpSpec) -> Result<RespondPer, ConfigError> {
-    match t.respond_per.as_deref() {
-        None => Ok(RespondPer::Hole),
-        Some(v) => RespondPer::parse(v).ok_or_else(|| {
+/// A key of `tcp` naming one of a fixed set of values (`parse`, listed in
+/// `names`); `default` when absent.
+fn named<T>(
+    path: &str,
+    key: &str,
+    value: Option<&str>,
+    default: T,
+    parse: fn(&str) -> Option<T>,
+    names: &str,
+) -> Result<T, ConfigError> {
+    match value {
+        None => Ok(default),
+        Some(v) => parse(v).ok_or_else(|| {
             err(
-                format!("{path}.respond_per"),
-                format!("unknown value {v:?} (known: {})", RespondPer::NAMES),
-            )
-        }),
-    }
-}
-
-fn rto_estimator(path: &str, t: &TcpSpec) -> Result<RtoEstimatorKind, ConfigError> {
-    match t.rto_estimator.as_deref() {
-        None => Ok(RtoEstimatorKind::Rfc6298),
-        Some(v) => RtoEstimatorKind::parse(v).ok_or_else(|| {
-            err(
-                format!("{path}.rto_estimator"),
-                format!("unknown value {v:?} (known: {})", RtoEstimatorKind::NAMES),
+                format!("{path}.{key}"),
+                format!("unknown value {v:?} (known: {names})"),
             )
         }),
     }
