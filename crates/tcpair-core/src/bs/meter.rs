@@ -1,10 +1,22 @@
 //! Accounting of the state a BS agent holds (the scalability argument of
 //! papers 000 and 001): packets and bytes, per connection and in total,
 //! current, peak and time-average.
+//!
+//! A peak is taken over *settled* values: the holding at an instant after
+//! every change made at that instant. Two changes at the same nanosecond (a
+//! packet cached by one connection, another's cache cleaned) thus count as
+//! one step, whatever order the events of that instant ran in, so the total
+//! does not depend on how the connections' events are interleaved. That is
+//! what lets the simulator run independent parts of a network one after
+//! another (`sim::parts`): each connection's changes come in its own time
+//! order, and the total's changes, made in part order, are logged and
+//! applied in time order at the end of each window ([`Meters::defer`],
+//! [`Meters::settle`]).
 
 use crate::engine::Time;
 use crate::packet::FlowId;
 
+use super::meter_log::Log;
 use super::StateSummary;
 
 /// Bytes of state per remembered sequence number (or hole): one 32-bit number.
@@ -15,25 +27,44 @@ pub const SEQ_BYTES: i64 = 4;
 pub struct StateMeter {
     pub pkts: u64,
     pub bytes: u64,
-    pub pkts_peak: u64,
-    pub bytes_peak: u64,
+    /// Peaks over the instants before `last` (settled values).
+    pkts_peak: u64,
+    bytes_peak: u64,
     /// Integrals over time, in packet-ns and byte-ns.
     pkts_area: u128,
     bytes_area: u128,
+    /// The instant of the latest change.
     last: Time,
 }
 
 impl StateMeter {
     /// The holding changes to (`pkts`, `bytes`) at `now` (now >= last change).
     pub fn set(&mut self, now: Time, pkts: u64, bytes: u64) {
-        let dt = u128::from(now.saturating_sub(self.last));
-        self.pkts_area += dt * u128::from(self.pkts);
-        self.bytes_area += dt * u128::from(self.bytes);
-        self.last = now;
+        if now > self.last {
+            // The holding at `last` is settled: no change at that instant is left.
+            self.settle();
+            let dt = u128::from(now - self.last);
+            self.pkts_area += dt * u128::from(self.pkts);
+            self.bytes_area += dt * u128::from(self.bytes);
+            self.last = now;
+        }
         self.pkts = pkts;
         self.bytes = bytes;
-        self.pkts_peak = self.pkts_peak.max(pkts);
-        self.bytes_peak = self.bytes_peak.max(bytes);
+    }
+
+    fn settle(&mut self) {
+        self.pkts_peak = self.pkts_peak.max(self.pkts);
+        self.bytes_peak = self.bytes_peak.max(self.bytes);
+    }
+
+    /// The peak packets held, the current holding counted as settled.
+    pub fn pkts_peak(&self) -> u64 {
+        self.pkts_peak.max(self.pkts)
+    }
+
+    /// The peak bytes held, the current holding counted as settled.
+    pub fn bytes_peak(&self) -> u64 {
+        self.bytes_peak.max(self.bytes)
     }
 
     /// Peak and time-average over [0, end].
@@ -43,11 +74,24 @@ impl StateMeter {
         let ba = self.bytes_area + dt * u128::from(self.bytes);
         let mean = |a: u128| if end > 0 { a as f64 / end as f64 } else { 0.0 };
         StateSummary {
-            pkts_peak: self.pkts_peak,
+            pkts_peak: self.pkts_peak(),
             pkts_mean: mean(pa),
-            bytes_peak: self.bytes_peak,
+            bytes_peak: self.bytes_peak(),
             bytes_mean: mean(ba),
         }
+    }
+
+    /// Apply a change of (`dpkts`, `dbytes`) at `now`.
+    fn add(&mut self, now: Time, dpkts: i64, dbytes: i64) {
+        let np = self
+            .pkts
+            .checked_add_signed(dpkts)
+            .expect("state below zero");
+        let nb = self
+            .bytes
+            .checked_add_signed(dbytes)
+            .expect("state below zero");
+        self.set(now, np, nb);
     }
 }
 
@@ -55,43 +99,60 @@ impl StateMeter {
 #[derive(Debug, Clone, Default)]
 pub struct Meters {
     per_flow: Vec<Option<StateMeter>>,
-    pub total: StateMeter,
+    total: StateMeter,
+    /// While deferred: the total's changes in the order they were made, to
+    /// be applied in time order ([`Meters::settle`]).
+    log: Option<Box<Log>>,
 }
 
 impl Meters {
     /// Change flow `flow`'s holding by (`dpkts`, `dbytes`) at `now`.
     pub fn add(&mut self, now: Time, flow: FlowId, dpkts: i64, dbytes: i64) {
+        self.meter(flow).add(now, dpkts, dbytes);
+        match &mut self.log {
+            None => self.total.add(now, dpkts, dbytes),
+            Some(log) => log.push(now, dpkts, dbytes),
+        }
+    }
+
+    fn meter(&mut self, flow: FlowId) -> &mut StateMeter {
         let i = flow as usize;
         if self.per_flow.len() <= i {
             self.per_flow.resize(i + 1, None);
         }
-        let m = self.per_flow[i].get_or_insert_with(StateMeter::default);
-        let np = m.pkts.checked_add_signed(dpkts).expect("state below zero");
-        let nb = m
-            .bytes
-            .checked_add_signed(dbytes)
-            .expect("state below zero");
-        m.set(now, np, nb);
-        let tp = self
-            .total
-            .pkts
-            .checked_add_signed(dpkts)
-            .expect("state below zero");
-        let tb = self
-            .total
-            .bytes
-            .checked_add_signed(dbytes)
-            .expect("state below zero");
-        self.total.set(now, tp, tb);
+        self.per_flow[i].get_or_insert_with(StateMeter::default)
     }
 
     /// Mark `flow` as seen (so it is reported even if it never held state).
     pub fn touch(&mut self, flow: FlowId) {
-        let i = flow as usize;
-        if self.per_flow.len() <= i {
-            self.per_flow.resize(i + 1, None);
-        }
-        self.per_flow[i].get_or_insert_with(StateMeter::default);
+        self.meter(flow);
+    }
+
+    /// From now on log the total's changes instead of applying them: the
+    /// connections' events will not come in one time order (the simulator
+    /// runs independent parts of the network in turn, each through a window
+    /// of time). [`Meters::settle`] applies them.
+    /// The changes logged come no earlier than `from` and less than 4 s
+    /// after it (the sim settles at least that often).
+    pub fn defer(&mut self, from: Time) {
+        self.log.get_or_insert_with(Default::default).start(from);
+    }
+
+    /// Apply the logged changes of the total in time order (changes at the
+    /// same instant in the order they were logged); later changes come at
+    /// `until` or after (and less than 4 s after it).
+    pub fn settle(&mut self, until: Time) {
+        let Some(log) = self.log.as_deref_mut() else {
+            return;
+        };
+        let total = &mut self.total;
+        log.drain_in_time_order(until, |at, p, b| total.add(at, p, b));
+    }
+
+    /// The total over all flows (with deferred changes: as of the last
+    /// [`Meters::settle`]).
+    pub fn total(&self) -> &StateMeter {
+        &self.total
     }
 
     /// Flows seen, with their meters.
@@ -123,10 +184,75 @@ mod tests {
         let s0 = m.flow(0).unwrap().summary(4 * SEC);
         assert_eq!(s0.pkts_peak, 2);
         assert!((s0.pkts_mean - 1.0).abs() < 1e-12); // 2 pkts * 2 s / 4 s
-        let t = m.total.summary(4 * SEC);
+        let t = m.total().summary(4 * SEC);
         assert_eq!(t.pkts_peak, 3);
         assert!((t.pkts_mean - 1.5).abs() < 1e-12); // (4 + 2) / 4
         assert!((t.bytes_mean - 750.0).abs() < 1e-9);
         assert_eq!(m.flows().count(), 2);
+    }
+
+    #[test]
+    fn changes_at_one_instant_make_one_step() {
+        let mut m = Meters::default();
+        m.add(SEC, 0, 1, 100);
+        // At 2 s flow 1 caches a packet and flow 0's is cleaned: in this
+        // order the total touches 2 for no time at all; settled, it stays 1.
+        m.add(2 * SEC, 1, 1, 100);
+        m.add(2 * SEC, 0, -1, -100);
+        m.add(3 * SEC, 1, -1, -100);
+        assert_eq!(m.total().summary(4 * SEC).pkts_peak, 1);
+        assert_eq!(m.flow(1).unwrap().summary(4 * SEC).pkts_peak, 1);
+    }
+
+    proptest::proptest! {
+        /// Deferred and settled in windows, in any order of the flows within a
+        /// window, the total is the same as applied in time order.
+        #[test]
+        fn deferred_total_is_the_in_order_total(
+            steps in proptest::collection::vec((0u32..4, 0u64..2_000, 1i64..200), 1..200),
+            windows in 1u64..5,
+        ) {
+            // Each flow's holding goes up and down in its own time order.
+            let mut per_flow: Vec<Vec<(Time, i64)>> = vec![Vec::new(); 4];
+            let mut held = [0i64; 4];
+            let mut t = [0u64; 4];
+            for (f, dt, n) in steps {
+                let f = f as usize;
+                t[f] += dt;
+                let d = if held[f] >= n && dt % 2 == 0 { -n } else { n };
+                held[f] += d;
+                per_flow[f].push((t[f], d));
+            }
+            let mut all: Vec<(Time, usize, i64)> = per_flow.iter().enumerate()
+                .flat_map(|(f, v)| v.iter().map(move |&(t, d)| (t, f, d))).collect();
+            all.sort_by_key(|&(t, _, _)| t);
+            let mut in_order = Meters::default();
+            for &(t, f, d) in &all {
+                in_order.add(t, f as FlowId, d, 100_000 * d);
+            }
+            // The same changes, flow after flow within each window of time.
+            let end = all.last().map_or(1, |a| a.0 + 1);
+            let width = end / windows + 1;
+            let mut deferred = Meters::default();
+            deferred.defer(0);
+            for w in 0..windows + 1 {
+                let (lo, hi) = (w * width, (w + 1) * width);
+                for (f, v) in per_flow.iter().enumerate() {
+                    for &(t, d) in v.iter().filter(|c| (lo..hi).contains(&c.0)) {
+                        // Large changes too (logged in pieces).
+                        deferred.add(t, f as FlowId, d, 100_000 * d);
+                    }
+                }
+                deferred.settle(hi);
+            }
+            proptest::prop_assert_eq!(in_order.total().summary(end), deferred.total().summary(end));
+            for f in 0..4 {
+                proptest::prop_assert_eq!(
+                    in_order.flow(f).map(|m| m.summary(end)),
+                    deferred.flow(f).map(|m| m.summary(end))
+                );
+            }
+        }
+
     }
 }

@@ -7,8 +7,9 @@
 //! [`BsAgent::on_packet`] with the packet and a [`BsCtx`] saying which way it
 //! travels relative to the wireless hop, and carries out the [`BsOut`]
 //! (injected packets continue through the rest of the chain, then onto the
-//! next link). Timers are lazy: the agent reports its next deadline and the
-//! sim calls [`BsAgent::on_timer`] when it is due.
+//! next link). Timers are lazy and per connection: the agent reports a
+//! connection's deadline ([`BsAgent::deadline`]) and the sim calls
+//! [`BsAgent::on_timer`] for that connection when it is due.
 //!
 //! This module is the framework only; the agents themselves live with their
 //! schemes (`crate::schemes`). A new agent is one new file implementing
@@ -20,10 +21,9 @@ use crate::net::LinkKind;
 use crate::packet::{FlowId, NodeId, Packet};
 use crate::registry::{self, Entry};
 
-pub mod deadlines;
 pub mod meter;
+mod meter_log;
 
-pub use deadlines::Deadlines;
 pub use meter::{Meters, StateMeter, SEQ_BYTES};
 
 /// Where a packet passing a BS comes from and goes to.
@@ -99,17 +99,34 @@ pub trait BsAgent: Send + std::fmt::Debug {
     /// queue (before leaving the BS).
     fn on_queue_drop(&mut self, _now: Time, _pkt: &Packet) {}
 
-    /// The earliest time the agent needs [`BsAgent::on_timer`], if any
-    /// (`&mut`: an agent may tidy its timer index while answering).
-    fn next_deadline(&mut self) -> Option<Time> {
+    /// When connection `flow`'s timer wants [`BsAgent::on_timer`], if it
+    /// runs. Timers are per connection: a call about one connection
+    /// (`on_packet` with its packet, `on_queue_drop`, `on_timer`,
+    /// `take_over`) may change that connection's timer and no other, so the
+    /// simulator keeps one lazy timer event per connection in its queue.
+    fn deadline(&self, _flow: FlowId) -> Option<Time> {
         None
     }
 
-    /// Called at (or after) `next_deadline()`; a no-op if nothing is due.
-    fn on_timer(&mut self, _now: Time, _out: &mut BsOut) {}
+    /// Connection `flow`'s timer fired at `now` (at or after
+    /// [`BsAgent::deadline`]); a no-op if it is not due.
+    fn on_timer(&mut self, _now: Time, _flow: FlowId, _out: &mut BsOut) {}
+
+    /// Whether what the agent does with one connection's packets can depend
+    /// on another connection (state shared across connections, as the
+    /// function-static DUPACK counter of ns-2's `snoop.cc`). The connections
+    /// of an agent that says `false` are independent: the simulator may run
+    /// them in different parts of the network, one after another
+    /// (`sim::parts`). The default is the safe answer.
+    fn couples_connections(&self) -> bool {
+        true
+    }
 
     /// The state meters (packets and bytes held, per flow and in total).
     fn meters(&self) -> &Meters;
+
+    /// The same, to defer and settle their total (`sim::parts`).
+    fn meters_mut(&mut self) -> &mut Meters;
 
     /// At a handoff that moves BS state (`mobility.move_state`): give up
     /// `flow`'s per-connection state, to be handed to the same agent at the
@@ -201,6 +218,21 @@ pub(crate) mod testing {
             .map(|(_, v)| v)
             .next()
             .unwrap()
+    }
+
+    /// The earliest timer of any connection (flows 0 to 63), as one agent-wide
+    /// timer would report it.
+    pub(crate) fn earliest(bs: &dyn BsAgent) -> Option<crate::engine::Time> {
+        (0..64).filter_map(|f| bs.deadline(f)).min()
+    }
+
+    /// Fire every connection's timer due at `now`, in flow order.
+    pub(crate) fn fire(bs: &mut dyn BsAgent, now: crate::engine::Time, out: &mut BsOut) {
+        for f in 0..64 {
+            if bs.deadline(f).is_some_and(|t| t <= now) {
+                bs.on_timer(now, f, out);
+            }
+        }
     }
 
     /// The sequence numbers the agent injected, drained.

@@ -62,8 +62,14 @@ impl<E: Copy> EventQueue<E> {
 
     /// A queue with `lanes` FIFO lanes, numbered from 0 ([`Self::schedule_in`]).
     pub fn with_lanes(lanes: usize) -> Self {
+        Self::with_lanes_and_capacity(lanes, 1024)
+    }
+
+    /// [`Self::with_lanes`] with room for `capacity` pending events before
+    /// the heap grows (one of thousands of small queues starts small).
+    pub fn with_lanes_and_capacity(lanes: usize, capacity: usize) -> Self {
         Self {
-            heap: QuadHeap::with_capacity(1024),
+            heap: QuadHeap::with_capacity(capacity),
             lanes: (0..lanes).map(|_| Lane(VecDeque::new())).collect(),
             in_lanes: 0,
             next_seq: 0,

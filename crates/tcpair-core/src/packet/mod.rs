@@ -163,12 +163,27 @@ impl Packet {
 }
 
 /// Slab of packets with a free list: no allocation per packet once warm.
-#[derive(Debug, Default)]
+///
+/// Packet ids are counted per *id space*: each flow belongs to one
+/// ([`Arena::set_id_spaces`]; all to space 0 by default), and a packet's id
+/// is the next number of its flow's space. The simulator gives each
+/// independent part of the network its own space, so a packet's id does not
+/// depend on how the parts' events interleave (`sim::parts`).
+#[derive(Debug)]
 pub struct Arena {
     slots: Vec<Packet>,
     free: Vec<PktRef>,
     live: usize,
-    next_id: u64,
+    /// The id space of each flow (empty: every flow in space 0).
+    space_of_flow: Vec<u32>,
+    /// The next id of each space.
+    next_id: Vec<u64>,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Arena {
@@ -177,22 +192,35 @@ impl Arena {
             slots: Vec::with_capacity(256),
             free: Vec::with_capacity(256),
             live: 0,
-            next_id: 0,
+            space_of_flow: Vec::new(),
+            next_id: vec![0],
         }
     }
 
-    /// A fresh unique packet id.
+    /// Flow `f` takes its packets' ids from space `spaces[f]` (spaces
+    /// numbered from 0; a flow beyond the list is in space 0).
+    pub fn set_id_spaces(&mut self, spaces: Vec<u32>) {
+        let n = spaces.iter().max().map_or(1, |&m| m as usize + 1);
+        self.space_of_flow = spaces;
+        self.next_id = vec![0; n];
+    }
+
+    /// A fresh packet id for a packet of `flow`, unique in its id space.
     #[inline]
-    pub fn next_id(&mut self) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
+    pub fn next_id(&mut self, flow: FlowId) -> u64 {
+        let s = self
+            .space_of_flow
+            .get(flow as usize)
+            .map_or(0, |&s| s as usize);
+        let id = self.next_id[s];
+        self.next_id[s] += 1;
         id
     }
 
     /// Store `p` (its `id` is overwritten with a fresh one) and return its handle.
     #[inline]
     pub fn alloc(&mut self, mut p: Packet) -> PktRef {
-        p.id = self.next_id();
+        p.id = self.next_id(p.flow);
         self.live += 1;
         if let Some(r) = self.free.pop() {
             self.slots[r as usize] = p;

@@ -3,13 +3,14 @@
 
 use super::{Ev, Sim};
 use crate::bs::{BsCtx, Verdict};
-use crate::packet::{PktKind, PktRef};
+use crate::packet::{FlowId, PktKind, PktRef};
 
 impl Sim {
     /// Show `pkt` to agents `from..to` of one node, carry out what they ask,
     /// and forward it unless one absorbed it.
     pub(super) fn run_chain(&mut self, from: u32, to: u32, ctx: &BsCtx, pkt: PktRef) {
         let now = self.q.now();
+        let flow = self.arena.get(pkt).flow;
         for i in from..to {
             // The agent works on the packet in the arena (no copy); the trace
             // alone needs the packet as it was.
@@ -21,7 +22,7 @@ impl Sim {
                 } else {
                     "data"
                 };
-                before = Some((p, self.agents[i as usize].meters().total.pkts));
+                before = Some((p, self.agents[i as usize].meters().total().pkts));
             }
             let p = self.arena.get_mut(pkt);
             let v = self.agents[i as usize].on_packet(now, ctx, p, &mut self.bs_out);
@@ -29,7 +30,7 @@ impl Sim {
                 let p = *self.arena.get(pkt);
                 self.trace_agent(i, (&before, &p), v == Verdict::Absorb, held);
             }
-            self.after_agent(i);
+            self.after_agent(i, flow);
             if v == Verdict::Absorb {
                 self.counters.absorbed += 1;
                 self.arena.free(pkt);
@@ -45,8 +46,9 @@ impl Sim {
     }
 
     /// Inject what agent `i` asked for (through the rest of its node's
-    /// chain) and re-arm its timer.
-    pub(super) fn after_agent(&mut self, i: u32) {
+    /// chain) and re-arm its timer for connection `flow` (the one the call
+    /// was about: only its timer can have changed, `BsAgent::deadline`).
+    pub(super) fn after_agent(&mut self, i: u32, flow: FlowId) {
         if !self.bs_out.inject.is_empty() {
             let reason = self.trace.as_ref().map_or("", |t| t.bs_reason);
             let node = self.agent_node[i as usize];
@@ -92,26 +94,43 @@ impl Sim {
                 self.bs_out.inject = inj; // keep the buffer
             }
         }
-        if let Some(dl) = self.agents[i as usize].next_deadline() {
-            let slot = &mut self.agent_timer_at[i as usize];
-            if slot.is_none_or(|t| t > dl) {
-                *slot = Some(dl);
-                self.q
-                    .schedule(dl.max(self.q.now()), Ev::BsTimer { agent: i });
-            }
+        self.arm_agent_timer(i, flow);
+    }
+
+    /// Keep one timer event pending for agent `i`'s connection `flow` while
+    /// its deadline runs, lazily: an event is scheduled when the deadline
+    /// moves earlier than the pending one; a deadline moved later is found
+    /// when the pending event fires, and scheduled again then.
+    fn arm_agent_timer(&mut self, i: u32, flow: FlowId) {
+        let Some(dl) = self.agents[i as usize].deadline(flow) else {
+            return;
+        };
+        let at = dl.max(self.q.now());
+        let k = self.agent_timer_slot(i, flow);
+        let slot = &mut self.agent_timer_at[k];
+        if slot.is_none_or(|t| t > at) {
+            *slot = Some(at);
+            self.q.schedule(at, Ev::BsTimer { agent: i, flow });
         }
     }
 
-    pub(super) fn on_bs_timer(&mut self, i: u32) {
+    /// Index of agent `i`'s timer for connection `flow` in `agent_timer_at`.
+    #[inline]
+    fn agent_timer_slot(&self, i: u32, flow: FlowId) -> usize {
+        i as usize * self.flows.len() + flow as usize
+    }
+
+    pub(super) fn on_bs_timer(&mut self, i: u32, flow: FlowId) {
         let now = self.q.now();
-        if self.agent_timer_at[i as usize] != Some(now) {
+        let k = self.agent_timer_slot(i, flow);
+        if self.agent_timer_at[k] != Some(now) {
             return; // superseded by an earlier deadline
         }
-        self.agent_timer_at[i as usize] = None;
+        self.agent_timer_at[k] = None;
         if let Some(t) = self.trace.as_deref_mut() {
             t.bs_reason = "timer";
         }
-        self.agents[i as usize].on_timer(now, &mut self.bs_out);
-        self.after_agent(i);
+        self.agents[i as usize].on_timer(now, flow, &mut self.bs_out);
+        self.after_agent(i, flow);
     }
 }

@@ -6,18 +6,25 @@ use crate::metrics::Sample;
 use crate::packet::FlowId;
 
 impl Sim {
-    /// The end of the warm-up: counters and delays restart from here.
+    /// The end of the warm-up: counters and delays restart from here (for
+    /// the flows of the running part; a run with media has one queue).
     pub(super) fn on_warmup(&mut self) {
-        for f in &mut self.flows {
-            f.start_measuring();
+        self.note_copy();
+        for k in 0..self.parts.running_count(self.flows.len()) {
+            let i = self.parts.running_flow(k);
+            self.flows[i].start_measuring();
         }
         self.mac_at_warmup = self.mac_total().unwrap_or_default();
     }
 
+    /// A time series sample of the running part's flows.
     pub(super) fn on_sample(&mut self) {
+        self.note_copy();
         let now = self.q.now();
         let window = self.scenario.throughput_window;
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        for k in 0..self.parts.running_count(self.flows.len()) {
+            let i = self.parts.running_flow(k);
+            let f = &mut self.flows[i];
             let delivered = f.sink_c.delivered;
             f.tput_hist.push_back((now, delivered));
             while f.tput_hist.len() > 1 && f.tput_hist[0].0 + window < now {

@@ -277,8 +277,11 @@ impl Sim {
                     self.agents[b as usize].take_over(now, flow, state, path);
                 }
             }
-            self.after_agent(a);
-            self.after_agent(b);
+            for agent in [a, b] {
+                for &flow in &flows {
+                    self.after_agent(agent, flow);
+                }
+            }
         }
     }
 
@@ -286,7 +289,7 @@ impl Sim {
     fn state_at(&self, node: NodeId) -> u64 {
         match self.node_chain[node as usize] {
             Some((s, e)) => (s..e)
-                .map(|a| self.agents[a as usize].meters().total.pkts)
+                .map(|a| self.agents[a as usize].meters().total().pkts)
                 .sum(),
             None => 0,
         }

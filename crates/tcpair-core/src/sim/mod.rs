@@ -21,6 +21,7 @@ mod hosts;
 mod measure;
 mod mobility;
 mod net;
+mod parts;
 mod pcap;
 mod prefetch;
 mod result;
@@ -65,8 +66,10 @@ enum Ev {
     PipeTimer {
         dir: DirId,
     },
+    /// A BS agent's timer for one connection.
     BsTimer {
         agent: u32,
+        flow: FlowId,
     },
     /// A timer of shared medium `medium`.
     Mac {
@@ -122,6 +125,9 @@ pub struct Sim {
     trace: Option<Box<trace::Tracer>>,
     /// The mobile host, if the scenario has one.
     mobility: Option<mobility::Mobility>,
+    /// The independent parts of the network and their event queues (the
+    /// running part's queue is `q`).
+    parts: parts::Parts,
 }
 
 impl Sim {
@@ -141,26 +147,30 @@ impl Sim {
         Ok(Sim::new(scenario, topo))
     }
 
-    pub fn new(mut scenario: Scenario, topo: Topology) -> Sim {
+    /// Build a run; its independent parts get a queue each and run one
+    /// after another unless it traces packets, moves a mobile host or has a
+    /// shared medium (`sim/parts.rs`).
+    pub fn new(scenario: Scenario, topo: Topology) -> Sim {
+        let separate =
+            scenario.trace.is_none() && scenario.mobility.is_none() && topo.media.is_empty();
+        Sim::build(scenario, topo, separate)
+    }
+
+    /// [`Sim::new`] with one event queue for every part, their events
+    /// interleaved in time order (the same results, more slowly with many
+    /// parts; for tests that compare the two).
+    pub fn new_interleaved(scenario: Scenario, topo: Topology) -> Sim {
+        Sim::build(scenario, topo, false)
+    }
+
+    fn build(mut scenario: Scenario, topo: Topology, separate: bool) -> Sim {
         let mut routes = Routes::default();
-        // One lane per link direction: its arrivals come in time order.
-        let mut q = EventQueue::with_lanes(topo.dirs.len());
-        let prefetching = scenario.flows.len() >= prefetch::MIN_FLOWS;
-        let flows = scenario
+        let (parts, q) = parts::Parts::new(&scenario, &topo, separate);
+        let flows: Vec<FlowState> = scenario
             .flows
             .iter()
-            .enumerate()
-            .map(|(i, plan)| {
-                q.schedule(plan.start, Ev::Start { flow: i as FlowId });
-                FlowState::new(plan, &mut routes, scenario.seed)
-            })
+            .map(|plan| FlowState::new(plan, &mut routes, scenario.seed))
             .collect();
-        if scenario.warmup > 0 {
-            q.schedule(scenario.warmup, Ev::Warmup);
-        }
-        if scenario.timeseries {
-            q.schedule(0, Ev::Sample);
-        }
         let mut agents: Vec<Box<dyn BsAgent>> = Vec::new();
         let mut agent_node = Vec::new();
         let mut node_chain = vec![None; topo.nodes.len()];
@@ -176,14 +186,15 @@ impl Sim {
         });
         let mobility = std::mem::take(&mut scenario.mobility)
             .map(|m| mobility::Mobility::new(m, topo.dirs.len(), scenario.flows.len()));
+        let mut arena = Arena::new();
+        arena.set_id_spaces(parts.of_flow.clone());
         let mut sim = Sim {
             trace,
             q,
-            arena: Arena::new(),
+            arena,
             pipe_timer_at: vec![None; topo.dirs.len()],
             topo,
             routes,
-            flows,
             scenario,
             pipe_out: Vec::with_capacity(16),
             snd_out: SenderOutput::default(),
@@ -192,7 +203,8 @@ impl Sim {
             recoveries: Vec::new(),
             samples: Vec::new(),
             counters: PacketCounters::default(),
-            agent_timer_at: vec![None; agents.len()],
+            agent_timer_at: vec![None; agents.len() * flows.len()],
+            flows,
             agents,
             agent_node,
             node_chain,
@@ -200,18 +212,48 @@ impl Sim {
             mac_out: Vec::with_capacity(8),
             mac_at_warmup: Default::default(),
             mobility,
+            parts,
         };
-        sim.schedule_handoffs();
-        sim.set_prefetching(prefetching);
+        sim.schedule_first_events();
+        sim.defer_shared_totals();
+        sim.set_prefetching_by_size();
         sim
     }
 
+    /// The events a run starts with: each flow's start, the end of the
+    /// warm-up and the first time series sample in every part, handoffs.
+    fn schedule_first_events(&mut self) {
+        for i in 0..self.flows.len() {
+            let flow = i as FlowId;
+            self.schedule_for(flow, self.flows[i].plan.start, Ev::Start { flow });
+        }
+        if self.scenario.warmup > 0 {
+            self.schedule_everywhere(self.scenario.warmup, Ev::Warmup);
+        }
+        if self.scenario.timeseries {
+            self.schedule_everywhere(0, Ev::Sample);
+        }
+        self.schedule_handoffs();
+    }
+
     /// Whether the event loop requests the coming events' state ahead of
-    /// time (`sim/prefetch.rs`): on by default from 2,000 flows on. Results
-    /// are identical either way; only the speed differs.
+    /// time (`sim/prefetch.rs`): by default in a part of 2,000 flows or more.
+    /// Results are identical either way; only the speed differs.
     pub fn set_prefetching(&mut self, on: bool) {
-        self.q
-            .set_lookahead(if on { prefetch::LOOKAHEAD } else { 0 });
+        let depth = if on { prefetch::LOOKAHEAD } else { 0 };
+        self.for_each_queue(|_, q| q.set_lookahead(depth));
+    }
+
+    fn set_prefetching_by_size(&mut self) {
+        let big: Vec<bool> = (0..self.parts.len())
+            .map(|p| self.parts.flows[p].len() >= prefetch::MIN_FLOWS)
+            .collect();
+        let interleaved = self.parts.interleaved();
+        let all = self.flows.len() >= prefetch::MIN_FLOWS;
+        self.for_each_queue(|p, q| {
+            let on = if interleaved { all } else { big[p] };
+            q.set_lookahead(if on { prefetch::LOOKAHEAD } else { 0 });
+        });
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -220,14 +262,6 @@ impl Sim {
 
     pub fn topology(&self) -> &Topology {
         &self.topo
-    }
-
-    pub fn now(&self) -> Time {
-        self.q.now()
-    }
-
-    pub fn events_processed(&self) -> u64 {
-        self.q.events_processed()
     }
 
     /// Hand the event trace's chunks to `sink` (without one the rows are
@@ -286,28 +320,8 @@ impl Sim {
         end: Time,
         stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), SimError> {
-        let budget = self.scenario.event_budget.unwrap_or(u64::MAX);
-        while let Some(t) = self.q.peek_time() {
-            if t > end {
-                break;
-            }
-            let done = self.q.events_processed();
-            if done >= budget {
-                return Err(SimError::EventBudgetExceeded {
-                    budget,
-                    sim_time_s: format!("{:.6}", crate::engine::to_secs(t)),
-                });
-            }
-            if done.is_multiple_of(CHECK_EVERY) {
-                self.check_slice(t, stop)?;
-            }
-            let ev = self.q.pop().expect("peeked").event;
-            if self.q.lookahead() > 0 {
-                self.prefetch_coming();
-            }
-            self.handle(ev);
-        }
-        self.check_slice(self.q.now(), stop)
+        self.run_parts_until(end, stop)?;
+        self.check_slice(self.now(), stop)
     }
 
     /// The checks made once per slice of events: a pending interrupt, the
@@ -344,7 +358,7 @@ impl Sim {
             Ev::SenderTimer { flow } => self.on_sender_timer(flow),
             Ev::SinkTimer { flow } => self.on_sink_timer(flow),
             Ev::PipeTimer { dir } => self.on_pipe_timer(dir),
-            Ev::BsTimer { agent } => self.on_bs_timer(agent),
+            Ev::BsTimer { agent, flow } => self.on_bs_timer(agent, flow),
             Ev::Mac { medium, ev } => self.on_mac(medium, ev),
             Ev::Handoff { i, end } => self.on_handoff(i, end),
             Ev::Freeze { i, flow } => self.on_freeze(i, flow),

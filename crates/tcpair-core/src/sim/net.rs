@@ -31,7 +31,8 @@ impl Sim {
                 match d.offer(now, size) {
                     Accept::ArrivesAt(t) => {
                         self.arena.get_mut(pkt).hop += 1;
-                        self.q.schedule_in(dir, t, Ev::Arrive { dir, pkt });
+                        let lane = self.parts.lane[dir as usize];
+                        self.q.schedule_in(lane, t, Ev::Arrive { dir, pkt });
                         if self.trace.is_some() {
                             self.trace_link(dir, pkt, t);
                         }

@@ -54,7 +54,7 @@ impl Sim {
     fn prefetch_arrival(&self, dir: u32, pkt: u32) {
         prefetch_all(&self.topo.dirs[dir as usize]);
         prefetch_all(self.arena.get(pkt));
-        self.q.prefetch_lane(dir);
+        self.q.prefetch_lane(self.parts.lane[dir as usize]);
     }
 
     /// Stage 2: what stage 1's data leads to: the lane's next event, the
@@ -62,7 +62,7 @@ impl Sim {
     /// end of the path the flow's end point.
     #[inline]
     fn prefetch_hop(&self, dir: u32, pkt: u32) {
-        self.q.prefetch_lane_ends(dir);
+        self.q.prefetch_lane_ends(self.parts.lane[dir as usize]);
         let d = &self.topo.dirs[dir as usize];
         if let Some(pipeline) = d.pipeline() {
             prefetch_all(pipeline);
@@ -134,13 +134,13 @@ impl Sim {
     #[inline]
     fn prefetch_dir(&self, dir: DirId) {
         prefetch(&self.topo.dirs[dir as usize]);
-        self.q.prefetch_lane(dir);
+        self.q.prefetch_lane(self.parts.lane[dir as usize]);
     }
 
     /// The same direction's departure queue and lane ends (its first line in cache).
     #[inline]
     fn prefetch_dir_ends(&self, dir: DirId) {
         self.topo.dirs[dir as usize].prefetch_queue();
-        self.q.prefetch_lane_ends(dir);
+        self.q.prefetch_lane_ends(self.parts.lane[dir as usize]);
     }
 }

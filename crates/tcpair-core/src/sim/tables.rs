@@ -57,6 +57,16 @@ fn retx_name(r: Retx) -> &'static str {
     }
 }
 
+/// `rows` ordered by `key` (time, then part or flow), rows of equal keys in
+/// the order written: the order of the rows does not depend on how the
+/// independent parts' events interleaved (`sim/parts.rs`). Rows of one
+/// queue come in time order already; the sort only interleaves parts.
+fn in_order<T, K: Ord>(rows: &[T], key: impl Fn(&T) -> K) -> impl Iterator<Item = &T> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&i| key(&rows[i]));
+    order.into_iter().map(move |i| &rows[i])
+}
+
 /// Every drop with where and why it happened.
 pub(super) fn drops(sim: &Sim) -> Value {
     let topo = sim.topology();
@@ -74,7 +84,7 @@ pub(super) fn drops(sim: &Sim) -> Value {
         "link_kind",
         "retx",
     ]);
-    for d in &sim.drops {
+    for d in in_order(&sim.drops, |d| (d.time, sim.parts.of_flow[d.flow as usize])) {
         let dir = &topo.dirs[d.dir as usize];
         let kind = if d.kind == PktKind::Data {
             "data"
@@ -120,7 +130,9 @@ pub(super) fn recoveries(sim: &Sim) -> Value {
     ]);
     let cwnd = |w: Option<Window>| w.map_or(Value::Null, |w| finite(w.cwnd));
     let ssthresh = |w: Option<Window>| w.map_or(Value::Null, |w| finite(w.ssthresh));
-    for r in &sim.recoveries {
+    for r in in_order(&sim.recoveries, |r| {
+        (r.time, sim.parts.of_flow[r.flow as usize])
+    }) {
         t.push(vec![
             to_secs(r.time).into(),
             flow_name(sim, r.flow),
@@ -153,7 +165,7 @@ pub(super) fn timeseries(sim: &Sim) -> Value {
         "seq_sent",
         "throughput_kbps",
     ]);
-    for s in &sim.samples {
+    for s in in_order(&sim.samples, |s| (s.time, s.flow)) {
         t.push(vec![
             to_secs(s.time).into(),
             flow_name(sim, s.flow),
@@ -196,7 +208,7 @@ pub(super) fn bs_tables(sim: &Sim, end: Time) -> (Value, Value) {
         for (fl, meter) in m.flows() {
             row(flow_name(sim, fl), meter.summary(end));
         }
-        row("total".into(), m.total.summary(end));
+        row("total".into(), m.total().summary(end));
         for (fl, _) in m.flows() {
             for (c, v) in a.counters(fl) {
                 counters.push(vec![

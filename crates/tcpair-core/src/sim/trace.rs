@@ -251,7 +251,7 @@ impl Sim {
         let node = self.agent_node[agent as usize];
         let at = (node, None);
         let name = self.agents[agent as usize].name();
-        let held = self.agents[agent as usize].meters().total.pkts;
+        let held = self.agents[agent as usize].meters().total().pkts;
         if after.kind == PktKind::Data && held > held_before {
             self.trace_packet(now, TraceKind::BsCache, after, at, name);
         }

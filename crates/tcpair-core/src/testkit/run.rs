@@ -187,11 +187,11 @@ impl Loop {
         let Some(agent) = self.agent.as_mut() else {
             return;
         };
-        if agent.next_deadline().is_none_or(|d| d > now) {
+        if agent.deadline(FLOW).is_none_or(|d| d > now) {
             return;
         }
         self.armed.bs = None;
-        agent.on_timer(now, &mut self.bso);
+        agent.on_timer(now, FLOW, &mut self.bso);
         self.after_agent();
     }
 
@@ -207,7 +207,7 @@ impl Loop {
             }
         }
         self.bso.inject = inject;
-        let deadline = self.agent.as_mut().and_then(|a| a.next_deadline());
+        let deadline = self.agent.as_ref().and_then(|a| a.deadline(FLOW));
         if let Some(d) = arm(&mut self.armed.bs, deadline) {
             self.q.schedule(d.max(now), Ev::BsTimer);
         }

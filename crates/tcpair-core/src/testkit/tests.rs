@@ -147,11 +147,11 @@ impl BsAgent for Repair {
         Verdict::Absorb
     }
 
-    fn next_deadline(&mut self) -> Option<Time> {
+    fn deadline(&self, _flow: FlowId) -> Option<Time> {
         self.due.map(|(t, _)| t)
     }
 
-    fn on_timer(&mut self, now: Time, out: &mut BsOut) {
+    fn on_timer(&mut self, now: Time, _flow: FlowId, out: &mut BsOut) {
         let Some((t, seq)) = self.due else { return };
         if now >= t {
             self.due = None;
@@ -163,6 +163,10 @@ impl BsAgent for Repair {
 
     fn meters(&self) -> &Meters {
         &self.meters
+    }
+
+    fn meters_mut(&mut self) -> &mut Meters {
+        &mut self.meters
     }
 
     fn counters(&self, _: FlowId) -> Vec<(&'static str, u64)> {

@@ -447,16 +447,24 @@ impl BsAgent for ClrpBs {
         verdict
     }
 
-    fn next_deadline(&mut self) -> Option<Time> {
-        self.timer.earliest()
+    fn deadline(&self, flow: FlowId) -> Option<Time> {
+        self.timer.get(flow as usize)
     }
 
-    fn on_timer(&mut self, now: Time, out: &mut BsOut) {
-        self.fire(now, out);
+    fn on_timer(&mut self, now: Time, flow: FlowId, out: &mut BsOut) {
+        self.fire(now, flow as usize, out);
+    }
+
+    fn couples_connections(&self) -> bool {
+        false
     }
 
     fn meters(&self) -> &Meters {
         &self.meters
+    }
+
+    fn meters_mut(&mut self) -> &mut Meters {
+        &mut self.meters
     }
 
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {

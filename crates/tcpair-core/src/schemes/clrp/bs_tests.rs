@@ -1,6 +1,6 @@
 //! CLRP-BS's unit tests: both directions with hand-built packets.
 use super::*;
-use crate::bs::testing::{pkt, DOWN, UP};
+use crate::bs::testing::{earliest, fire, pkt, DOWN, UP};
 use crate::packet::LossBlocks;
 
 fn bs() -> ClrpBs {
@@ -204,7 +204,7 @@ fn new_ack_frees_the_cache_and_state_is_metered() {
     for s in 0..4 {
         down_data(&mut b, s, 0);
     }
-    assert_eq!(b.meters().total.pkts_peak, 4);
+    assert_eq!(b.meters().total().pkts_peak(), 4);
     down_ack(&mut b, 3, &[], 0);
     assert_eq!(b.conns[0].cache.len(), 1);
 }
@@ -260,23 +260,23 @@ fn fh_to_mh_local_timer_retransmits_the_head_the_mh_waits_for() {
     };
     at(&mut b, 0, PktKind::Data, 0, &DOWN);
     at(&mut b, MS, PktKind::Data, 1, &DOWN); // 1 is lost on the wireless hop
-    assert_eq!(b.next_deadline(), Some(period), "armed by the first packet");
+    assert_eq!(earliest(&b), Some(period), "armed by the first packet");
     at(&mut b, 10 * MS, PktKind::Ack, 1, &up); // 0 arrived: progress
-    assert_eq!(b.next_deadline(), Some(10 * MS + period), "restarted");
+    assert_eq!(earliest(&b), Some(10 * MS + period), "restarted");
     let mut o = BsOut::default();
-    b.on_timer(10 * MS + period, &mut o);
+    fire(&mut b, 10 * MS + period, &mut o);
     let seqs: Vec<u32> = o.inject.iter().map(|q| q.seq).collect();
     assert_eq!(seqs, vec![1]);
     assert_eq!(o.inject[0].retx, Retx::BaseStation);
     assert_eq!(counter(&b, "timer_retransmits"), 1);
-    assert_eq!(b.next_deadline(), Some(10 * MS + 2 * period), "no backoff");
+    assert_eq!(earliest(&b), Some(10 * MS + 2 * period), "no backoff");
     at(&mut b, 80 * MS, PktKind::Ack, 2, &up); // all acknowledged
-    assert_eq!(b.next_deadline(), None, "stopped with an empty cache");
+    assert_eq!(earliest(&b), None, "stopped with an empty cache");
 
     // The paper's configuration: no timer at all.
     let mut b = bs();
     down_data(&mut b, 0, 0);
-    assert_eq!(b.next_deadline(), None);
+    assert_eq!(earliest(&b), None);
 }
 
 /// At expiry the oldest cached packet is beyond what the MH asks for: the
@@ -293,8 +293,8 @@ fn fh_to_mh_local_timer_leaves_wired_losses_to_the_sender() {
     down_ack(&mut b, 1, &[], 0); // 0 acknowledged; 1 was lost upstream
     down_data(&mut b, 2, 0);
     let mut o = BsOut::default();
-    let t = b.next_deadline().expect("armed");
-    b.on_timer(t, &mut o);
+    let t = earliest(&b).expect("armed");
+    fire(&mut b, t, &mut o);
     assert!(o.inject.is_empty());
-    assert_eq!(b.next_deadline(), None);
+    assert_eq!(earliest(&b), None);
 }

@@ -18,20 +18,27 @@
 //!   per period and connection.
 
 use super::bs::ClrpBs;
-use crate::bs::{BsOut, Deadlines};
+use crate::bs::BsOut;
 use crate::engine::Time;
 use crate::packet::Retx;
 
-/// Each connection's deadline, indexed for the earliest one.
+/// Each connection's deadline (indexed by connection).
 #[derive(Debug, Default)]
 pub(super) struct LocalTimer {
-    deadlines: Deadlines,
-    due: Vec<usize>,
+    deadlines: Vec<Option<Time>>,
 }
 
 impl LocalTimer {
-    pub(super) fn earliest(&mut self) -> Option<Time> {
-        self.deadlines.earliest()
+    /// Connection `i`'s deadline, if its timer runs.
+    pub(super) fn get(&self, i: usize) -> Option<Time> {
+        self.deadlines.get(i).copied().flatten()
+    }
+
+    fn set(&mut self, i: usize, t: Option<Time>) {
+        if self.deadlines.len() <= i {
+            self.deadlines.resize(i + 1, None);
+        }
+        self.deadlines[i] = t;
     }
 }
 
@@ -44,37 +51,35 @@ impl ClrpBs {
         };
         let t = if self.conns[i].cache.is_empty() {
             None
-        } else if progressed || self.timer.deadlines.get(i).is_none() {
+        } else if progressed || self.timer.get(i).is_none() {
             Some(now + period)
         } else {
             return;
         };
-        self.timer.deadlines.note(i, t);
+        self.timer.set(i, t);
     }
 
-    /// The timers due at `now`: retransmit each connection's oldest cached
+    /// Connection `i`'s timer is due at `now`: retransmit its oldest cached
     /// packet if it is the one the MH waits for.
-    pub(super) fn fire(&mut self, now: Time, out: &mut BsOut) {
+    pub(super) fn fire(&mut self, now: Time, i: usize, out: &mut BsOut) {
         let Some(period) = self.p.local_timer else {
             return;
         };
-        let mut due = std::mem::take(&mut self.timer.due);
-        self.timer.deadlines.take_due(now, &mut due);
-        for &i in &due {
-            let c = &mut self.conns[i];
-            let head = c.cache.front().copied();
-            let next = match head {
-                Some(p) if c.down_last_ack.is_none_or(|a| a == p.seq) => {
-                    let mut copy = p;
-                    copy.retx = Retx::BaseStation; // keeps the sender's `sent_at`
-                    out.inject.push(copy);
-                    c.c.timer_retransmits += 1;
-                    Some(now + period)
-                }
-                _ => None,
-            };
-            self.timer.deadlines.note(i, next);
+        if self.timer.get(i).is_none_or(|t| t > now) {
+            return;
         }
-        self.timer.due = due;
+        let c = &mut self.conns[i];
+        let head = c.cache.front().copied();
+        let next = match head {
+            Some(p) if c.down_last_ack.is_none_or(|a| a == p.seq) => {
+                let mut copy = p;
+                copy.retx = Retx::BaseStation; // keeps the sender's `sent_at`
+                out.inject.push(copy);
+                c.c.timer_retransmits += 1;
+                Some(now + period)
+            }
+            _ => None,
+        };
+        self.timer.set(i, next);
     }
 }

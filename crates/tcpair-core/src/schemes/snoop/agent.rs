@@ -55,7 +55,7 @@ use std::collections::VecDeque;
 use super::eln_track::MhElnTracker;
 use super::params::{parse, SnoopParams};
 use super::rtt::RttEst;
-use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Deadlines, Meters, Verdict};
+use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::ConfigError;
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
@@ -125,9 +125,6 @@ struct Counters {
 pub struct Snoop {
     p: SnoopParams,
     pub(super) conns: Vec<Conn>,
-    /// Every connection's local timer, indexed for the earliest.
-    deadlines: Deadlines,
-    due: Vec<usize>,
     mh: MhElnTracker,
     pub(super) meters: Meters,
 }
@@ -137,8 +134,6 @@ impl Snoop {
         Self {
             p,
             conns: Vec::new(),
-            deadlines: Deadlines::default(),
-            due: Vec::new(),
             mh: MhElnTracker::default(),
             meters: Meters::default(),
         }
@@ -394,7 +389,7 @@ impl Snoop {
 }
 
 impl Snoop {
-    /// [`BsAgent::on_packet`] before the timer index is brought up to date.
+    /// [`BsAgent::on_packet`].
     fn handle(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
         match pkt.kind {
             PktKind::Data => {
@@ -417,13 +412,6 @@ impl Snoop {
                 }
                 Verdict::Forward
             }
-        }
-    }
-
-    /// Tell the timer index what connection `i`'s local timer is now.
-    pub(super) fn note_timer(&mut self, i: usize) {
-        if let Some(c) = self.conns.get(i) {
-            self.deadlines.note(i, c.timer);
         }
     }
 }
@@ -450,9 +438,7 @@ impl BsAgent for Snoop {
     }
 
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
-        let v = self.handle(now, ctx, pkt, out);
-        self.note_timer(pkt.flow as usize);
-        v
+        self.handle(now, ctx, pkt, out)
     }
 
     /// A data packet lost to the BS's own output queue is a congestion
@@ -475,25 +461,31 @@ impl BsAgent for Snoop {
         }
     }
 
-    fn next_deadline(&mut self) -> Option<Time> {
-        self.deadlines.earliest()
+    fn deadline(&self, flow: FlowId) -> Option<Time> {
+        self.conns.get(flow as usize).and_then(|c| c.timer)
     }
 
-    fn on_timer(&mut self, now: Time, out: &mut BsOut) {
-        // The connections a scan would find due, in the same (index) order.
-        let mut due = std::mem::take(&mut self.due);
-        self.deadlines.take_due(now, &mut due);
-        for &i in &due {
-            if self.conns[i].timer.is_some_and(|t| t <= now) {
-                self.timeout(i, now, out);
-            }
-            self.note_timer(i);
+    fn on_timer(&mut self, now: Time, flow: FlowId, out: &mut BsOut) {
+        let i = flow as usize;
+        if self
+            .conns
+            .get(i)
+            .is_some_and(|c| c.timer.is_some_and(|t| t <= now))
+        {
+            self.timeout(i, now, out);
         }
-        self.due = due;
+    }
+
+    fn couples_connections(&self) -> bool {
+        false
     }
 
     fn meters(&self) -> &Meters {
         &self.meters
+    }
+
+    fn meters_mut(&mut self) -> &mut Meters {
+        &mut self.meters
     }
 
     fn hand_over(&mut self, now: Time, flow: FlowId) -> Option<Box<dyn std::any::Any + Send>> {

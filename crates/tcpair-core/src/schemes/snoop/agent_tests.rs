@@ -2,7 +2,7 @@
 //! (Amir et al. 1995 §3.1), the local timer, the limits and the MH -> FH ELN.
 use super::super::params::parse;
 use super::*;
-use crate::bs::testing::{counter, injected, pkt, DOWN, UP};
+use crate::bs::testing::{counter, earliest, fire, injected, pkt, DOWN, UP};
 use crate::engine::MS;
 use crate::net::LinkKind;
 use crate::packet::flags;
@@ -36,10 +36,10 @@ fn new_packets_are_cached_and_forwarded() {
     for s in 0..3 {
         assert_eq!(data(&mut bs, 0, 0, s, &mut out), Verdict::Forward);
     }
-    assert_eq!(bs.meters().total.pkts, 3);
+    assert_eq!(bs.meters().total().pkts, 3);
     assert_eq!(bs.meters().flow(0).unwrap().bytes, 3000);
     // Before any RTT sample the timer uses initial_rto.
-    assert_eq!(bs.next_deadline(), Some(100 * MS));
+    assert_eq!(earliest(&bs), Some(100 * MS));
     assert!(out.inject.is_empty());
 }
 
@@ -62,7 +62,7 @@ fn sender_retransmission_of_a_cached_packet_resets_its_count() {
         Verdict::Forward
     );
     assert_eq!(bs.conns[0].cache[0].nrtx, 0);
-    assert_eq!(bs.meters().total.pkts, 5);
+    assert_eq!(bs.meters().total().pkts, 5);
     assert_eq!(counter(&bs, 0, "sender_retransmits"), 1);
     assert!(out.inject.is_empty());
 }
@@ -91,7 +91,7 @@ fn uncached_out_of_sequence_packet_is_a_congestion_loss() {
     assert!(out.inject.is_empty());
     // A packet below the MH's ACK is forwarded and not cached.
     assert_eq!(data(&mut bs, 4 * MS, 0, 0, &mut out), Verdict::Forward);
-    assert_eq!(bs.meters().total.pkts, 3);
+    assert_eq!(bs.meters().total().pkts, 3);
 }
 
 #[test]
@@ -152,10 +152,10 @@ fn new_ack_frees_the_cache_and_samples_rtt_by_karns_rule() {
     for s in 0..4 {
         data(&mut bs, 0, 0, s, &mut out);
     }
-    assert_eq!(bs.meters().total.pkts, 4);
+    assert_eq!(bs.meters().total().pkts, 4);
     ack(&mut bs, 10 * MS, 0, 1, &mut out);
-    assert_eq!(bs.meters().total.pkts, 3);
-    assert_eq!(bs.meters().total.bytes, 3000);
+    assert_eq!(bs.meters().total().pkts, 3);
+    assert_eq!(bs.meters().total().bytes, 3000);
     assert_eq!(bs.conns[0].rtt.srtt, Some(10 * MS));
     assert_eq!(counter(&bs, 0, "rtt_samples"), 1);
     // 1 is retransmitted locally: the ACK covering it gives no sample.
@@ -163,11 +163,11 @@ fn new_ack_frees_the_cache_and_samples_rtt_by_karns_rule() {
     assert_eq!(injected(&mut out), vec![1]);
     ack(&mut bs, 20 * MS, 0, 4, &mut out);
     assert!(out.inject.is_empty());
-    assert_eq!(bs.meters().total.pkts, 0);
-    assert_eq!(bs.meters().total.pkts_peak, 4);
+    assert_eq!(bs.meters().total().pkts, 0);
+    assert_eq!(bs.meters().total().pkts_peak(), 4);
     assert_eq!(counter(&bs, 0, "rtt_samples"), 1);
     assert_eq!(bs.conns[0].rtt.srtt, Some(10 * MS));
-    assert_eq!(bs.next_deadline(), None);
+    assert_eq!(earliest(&bs), None);
     // 4 is sent once: sampled (30 ms): srtt = 7/8 10 + 1/8 30 = 12.5 ms.
     data(&mut bs, 0, 0, 4, &mut out);
     ack(&mut bs, 30 * MS, 0, 5, &mut out);
@@ -175,7 +175,7 @@ fn new_ack_frees_the_cache_and_samples_rtt_by_karns_rule() {
     assert_eq!(bs.conns[0].rtt.srtt, Some(12_500_000));
     // rttvar = 3/4 5 + 1/4 20 = 8.75 ms.
     assert_eq!(bs.conns[0].rtt.rttvar, 8_750_000);
-    assert_eq!(bs.meters().total.pkts, 0);
+    assert_eq!(bs.meters().total().pkts, 0);
 }
 
 /// Packets 0..4 cached, 1 lost: a local retransmission at 12 ms and the
@@ -185,10 +185,10 @@ fn one_local_retransmission(bs: &mut Snoop, out: &mut BsOut) {
         data(bs, 0, 0, s, out);
     }
     ack(bs, 10 * MS, 0, 1, out); // srtt 10, rttvar 5: rto 30 ms
-    assert_eq!(bs.next_deadline(), Some(40 * MS));
+    assert_eq!(earliest(bs), Some(40 * MS));
     ack(bs, 12 * MS, 0, 1, out);
     assert_eq!(injected(out), vec![1]);
-    assert_eq!(bs.next_deadline(), Some(42 * MS));
+    assert_eq!(earliest(bs), Some(42 * MS));
 }
 
 /// Amir et al. 1995 §3 gives the local timer "a TCP-style round-trip time
@@ -201,16 +201,16 @@ fn timer_retransmits_the_first_unacked_packet_without_backoff_by_default() {
     let mut out = BsOut::default();
     one_local_retransmission(&mut bs, &mut out);
     // Too early: nothing.
-    bs.on_timer(41 * MS, &mut out);
+    fire(&mut bs, 41 * MS, &mut out);
     assert!(out.inject.is_empty());
-    bs.on_timer(42 * MS, &mut out);
+    fire(&mut bs, 42 * MS, &mut out);
     let r = out.inject.drain(..).collect::<Vec<_>>();
     assert_eq!(r.len(), 1);
     assert_eq!((r[0].seq, r[0].retx), (1, Retx::BaseStation));
-    assert_eq!(bs.next_deadline(), Some(42 * MS + 30 * MS));
-    bs.on_timer(72 * MS, &mut out);
+    assert_eq!(earliest(&bs), Some(42 * MS + 30 * MS));
+    fire(&mut bs, 72 * MS, &mut out);
     assert_eq!(injected(&mut out), vec![1]);
-    assert_eq!(bs.next_deadline(), Some(72 * MS + 30 * MS));
+    assert_eq!(earliest(&bs), Some(72 * MS + 30 * MS));
     assert_eq!(counter(&bs, 0, "local_timeouts"), 2);
     assert_eq!(counter(&bs, 0, "local_retransmits"), 3);
 }
@@ -222,9 +222,9 @@ fn max_backoff_doubles_the_timer_up_to_its_cap() {
     one_local_retransmission(&mut bs, &mut out);
     let mut t = 42 * MS;
     for rto in [60, 120, 120] {
-        bs.on_timer(t, &mut out);
+        fire(&mut bs, t, &mut out);
         assert_eq!(injected(&mut out), vec![1]);
-        assert_eq!(bs.next_deadline(), Some(t + rto * MS));
+        assert_eq!(earliest(&bs), Some(t + rto * MS));
         t += rto * MS;
     }
 }
@@ -311,8 +311,8 @@ fn packet_lost_to_the_bs_queue_is_left_to_the_sender() {
     // even when the timer fires.
     assert_eq!(ack(&mut bs, 2 * MS, 0, 1, &mut out), Verdict::Forward);
     assert_eq!(ack(&mut bs, 3 * MS, 0, 1, &mut out), Verdict::Forward);
-    let t = bs.next_deadline().unwrap();
-    bs.on_timer(t, &mut out);
+    let t = earliest(&bs).unwrap();
+    fire(&mut bs, t, &mut out);
     assert!(out.inject.is_empty());
     assert_eq!(counter(&bs, 0, "local_retransmits"), 0);
 }
@@ -327,14 +327,14 @@ fn expected_dupacks_restart_the_timer_and_survive_a_timeout() {
     ack(&mut bs, 10 * MS, 0, 1, &mut out); // rto 30 ms
     ack(&mut bs, 12 * MS, 0, 1, &mut out); // local rtx of 1; 3 more expected
     assert_eq!(injected(&mut out), vec![1]);
-    assert_eq!(bs.next_deadline(), Some(42 * MS));
+    assert_eq!(earliest(&bs), Some(42 * MS));
     ack(&mut bs, 20 * MS, 0, 1, &mut out);
-    assert_eq!(bs.next_deadline(), Some(50 * MS));
+    assert_eq!(earliest(&bs), Some(50 * MS));
     assert_eq!(bs.conns[0].exp_left, 2);
     // Two more packets forwarded after the retransmission, then a timeout.
     data(&mut bs, 21 * MS, 0, 6, &mut out);
     data(&mut bs, 21 * MS, 0, 7, &mut out);
-    bs.on_timer(50 * MS, &mut out);
+    fire(&mut bs, 50 * MS, &mut out);
     assert_eq!(injected(&mut out), vec![1]);
     // Still expected: the 2 from before plus the 2 forwarded since.
     assert_eq!(bs.conns[0].exp_left, 4);
@@ -351,7 +351,7 @@ fn timer_floor_is_min_rto() {
     data(&mut bs, 0, 0, 0, &mut out);
     data(&mut bs, 0, 0, 1, &mut out);
     ack(&mut bs, MS, 0, 1, &mut out); // rto = 1 + 4 * 0.5 = 3 ms < 50 ms
-    assert_eq!(bs.next_deadline(), Some(51 * MS));
+    assert_eq!(earliest(&bs), Some(51 * MS));
 }
 
 #[test]
@@ -365,14 +365,14 @@ fn per_packet_limit_leaves_the_packet_to_the_sender() {
     // highest 2, ack 1: no further DUPACK expected after the first.
     assert_eq!(ack(&mut bs, 2 * MS, 0, 1, &mut out), Verdict::Absorb);
     assert_eq!(injected(&mut out), vec![1]);
-    let t = bs.next_deadline().unwrap();
-    bs.on_timer(t, &mut out);
+    let t = earliest(&bs).unwrap();
+    fire(&mut bs, t, &mut out);
     assert_eq!(injected(&mut out), vec![1]);
     // Limit reached: the timer gives up and DUPACKs go to the FH.
-    let t = bs.next_deadline().unwrap();
-    bs.on_timer(t, &mut out);
+    let t = earliest(&bs).unwrap();
+    fire(&mut bs, t, &mut out);
     assert!(out.inject.is_empty());
-    assert_eq!(bs.next_deadline(), None);
+    assert_eq!(earliest(&bs), None);
     assert_eq!(ack(&mut bs, t, 0, 1, &mut out), Verdict::Forward);
     assert!(out.inject.is_empty());
     assert_eq!(counter(&bs, 0, "local_retransmits"), 2);
@@ -394,15 +394,15 @@ fn cache_limit_forwards_without_caching() {
         assert_eq!(data(&mut bs, 0, 0, s, &mut out), Verdict::Forward);
     }
     assert_eq!(counter(&bs, 0, "cache_full"), 1);
-    assert_eq!(bs.meters().total.pkts, 2);
-    assert_eq!(bs.meters().total.pkts_peak, 2);
+    assert_eq!(bs.meters().total().pkts, 2);
+    assert_eq!(bs.meters().total().pkts_peak(), 2);
     ack(&mut bs, MS, 0, 2, &mut out);
     // 2 was not cached: its DUPACKs are the sender's.
     assert_eq!(ack(&mut bs, MS, 0, 2, &mut out), Verdict::Forward);
     assert!(out.inject.is_empty());
     // Room again: new packets are cached.
     data(&mut bs, MS, 0, 3, &mut out);
-    assert_eq!(bs.meters().total.pkts, 1);
+    assert_eq!(bs.meters().total().pkts, 1);
 }
 
 #[test]
@@ -427,7 +427,7 @@ fn partial_new_ack_retransmits_a_further_hole() {
     // The retransmitted 3 arrives: everything is acknowledged.
     assert_eq!(ack(&mut bs, 6 * MS, 0, 8, &mut out), Verdict::Forward);
     assert!(out.inject.is_empty());
-    assert_eq!(bs.meters().total.pkts, 0);
+    assert_eq!(bs.meters().total().pkts, 0);
     // Without a recovery a partial new ACK retransmits nothing.
     for s in 8..11 {
         data(&mut bs, 7 * MS, 0, s, &mut out);
@@ -457,7 +457,7 @@ fn connections_do_not_share_dupack_state() {
     assert_eq!(counter(&bs, 1, "local_retransmits"), 1);
     assert_eq!(bs.meters().flow(0).unwrap().pkts, 3);
     assert_eq!(bs.meters().flow(1).unwrap().pkts, 3);
-    assert_eq!(bs.meters().total.pkts, 6);
+    assert_eq!(bs.meters().total().pkts, 6);
 }
 
 #[test]
@@ -469,8 +469,8 @@ fn mh_to_fh_dupacks_for_wireless_holes_get_eln() {
         let mut p = pkt(2, PktKind::Data, s);
         assert_eq!(bs.on_packet(0, &UP, &mut p, &mut out), Verdict::Forward);
     }
-    assert_eq!(bs.meters().total.bytes, 4 * 4);
-    assert_eq!(bs.meters().total.pkts, 0); // nothing cached MH -> FH
+    assert_eq!(bs.meters().total().bytes, 4 * 4);
+    assert_eq!(bs.meters().total().pkts, 0); // nothing cached MH -> FH
     let mut a = pkt(2, PktKind::Ack, 1);
     assert_eq!(bs.on_packet(MS, &DOWN, &mut a, &mut out), Verdict::Forward);
     assert!(!a.has_flag(flags::ELN));
@@ -479,7 +479,7 @@ fn mh_to_fh_dupacks_for_wireless_holes_get_eln() {
     assert!(d.has_flag(flags::ELN));
     assert_eq!(counter(&bs, 2, "eln_marked"), 1);
     assert!(out.inject.is_empty());
-    assert_eq!(bs.next_deadline(), None);
+    assert_eq!(earliest(&bs), None);
 }
 
 #[test]
@@ -495,8 +495,8 @@ fn wired_only_packets_are_untouched() {
     assert_eq!(bs.on_packet(0, &wired, &mut p, &mut out), Verdict::Forward);
     let mut a = pkt(0, PktKind::Ack, 0);
     assert_eq!(bs.on_packet(0, &wired, &mut a, &mut out), Verdict::Forward);
-    assert_eq!(bs.meters().total.pkts, 0);
-    assert_eq!(bs.next_deadline(), None);
+    assert_eq!(bs.meters().total().pkts, 0);
+    assert_eq!(earliest(&bs), None);
 }
 
 #[test]

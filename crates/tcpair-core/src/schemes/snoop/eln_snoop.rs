@@ -117,8 +117,16 @@ impl BsAgent for ElnSnoop {
         Verdict::Forward
     }
 
+    fn couples_connections(&self) -> bool {
+        false
+    }
+
     fn meters(&self) -> &Meters {
         &self.meters
+    }
+
+    fn meters_mut(&mut self) -> &mut Meters {
+        &mut self.meters
     }
 
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {
@@ -137,7 +145,7 @@ impl BsAgent for ElnSnoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bs::testing::{pkt, DOWN, UP};
+    use crate::bs::testing::{earliest, pkt, DOWN, UP};
 
     #[test]
     fn dupacks_for_forwarded_packets_get_eln_others_not() {
@@ -148,12 +156,12 @@ mod tests {
             let mut d = pkt(0, PktKind::Data, s);
             assert_eq!(bs.on_packet(0, &DOWN, &mut d, &mut out), Verdict::Forward);
         }
-        assert_eq!(bs.meters().total.bytes, 5 * 4);
+        assert_eq!(bs.meters().total().bytes, 5 * 4);
         // MH acks 1 (0 arrived), then DUPACKs for 1: lost on the wireless hop.
         let mut a = pkt(0, PktKind::Ack, 1);
         bs.on_packet(0, &UP, &mut a, &mut out);
         assert!(!a.has_flag(flags::ELN));
-        assert_eq!(bs.meters().total.bytes, 4 * 4);
+        assert_eq!(bs.meters().total().bytes, 4 * 4);
         for _ in 0..3 {
             let mut d = pkt(0, PktKind::Ack, 1);
             assert_eq!(bs.on_packet(0, &UP, &mut d, &mut out), Verdict::Forward);
@@ -169,7 +177,7 @@ mod tests {
         }
         assert!(out.inject.is_empty());
         assert_eq!(bs.counters(0), vec![("eln_marked", 3), ("dupacks_seen", 6)]);
-        assert!(bs.next_deadline().is_none());
+        assert!(earliest(&bs).is_none());
     }
 
     #[test]

@@ -120,11 +120,11 @@ mod tests {
         for s in [0, 1, 3, 4] {
             t.on_data_from_mh(0, &pkt(0, PktKind::Data, s), &mut m);
         }
-        assert_eq!(m.total.bytes, 5 * 4);
+        assert_eq!(m.total().bytes, 5 * 4);
         let mut a = pkt(0, PktKind::Ack, 2);
         assert!(!t.on_ack_to_mh(1, &mut a, &mut m)); // new ACK: not marked
         assert_eq!(a.flags & flags::ELN, 0);
-        assert_eq!(m.total.bytes, 3 * 4); // 0 and 1 forgotten
+        assert_eq!(m.total().bytes, 3 * 4); // 0 and 1 forgotten
         let mut d = pkt(0, PktKind::Ack, 2);
         assert!(t.on_ack_to_mh(2, &mut d, &mut m));
         assert!(d.has_flag(flags::ELN));

@@ -19,7 +19,6 @@ impl Snoop {
     ) -> Option<Box<dyn std::any::Any + Send>> {
         let conn = self.conns.get_mut(flow as usize)?;
         let conn = std::mem::take(conn);
-        self.note_timer(flow as usize);
         let (n, bytes) = held(&conn);
         if n > 0 {
             self.meters.add(now, flow, -n, -bytes);
@@ -49,7 +48,6 @@ impl Snoop {
         let (n, bytes) = held(&conn);
         conn.timer = (!conn.cache.is_empty()).then_some(now);
         self.conns[i] = *conn;
-        self.note_timer(i);
         if n - old_n != 0 || bytes - old_bytes != 0 {
             self.meters.add(now, flow, n - old_n, bytes - old_bytes);
         }

@@ -36,7 +36,7 @@
 use super::eln_track::MhElnTracker;
 use super::ns2_conn::{held, insert, Cached, Conn, Insert};
 use super::ns2_params::{parse, Ns2Params};
-use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Deadlines, Meters, Verdict};
+use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::ConfigError;
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
@@ -74,8 +74,6 @@ pub struct SnoopNs2 {
     /// snoop.cc's function-static DUPACK counter (`thresh`).
     thresh: u32,
     undo: Option<Undo>,
-    deadlines: Deadlines,
-    due: Vec<usize>,
     mh: MhElnTracker,
     meters: Meters,
 }
@@ -87,8 +85,6 @@ impl SnoopNs2 {
             conns: Vec::new(),
             thresh: 0,
             undo: None,
-            deadlines: Deadlines::default(),
-            due: Vec::new(),
             mh: MhElnTracker::default(),
             meters: Meters::default(),
         }
@@ -318,13 +314,6 @@ impl SnoopNs2 {
         if conn.timer.is_none() && !conn.cache.is_empty() {
             conn.timer = Some(now + conn.timeout(&p));
         }
-        self.note_timer(u.flow as usize);
-    }
-
-    fn note_timer(&mut self, i: usize) {
-        if let Some(c) = self.conns.get(i) {
-            self.deadlines.note(i, c.timer);
-        }
     }
 
     fn handle(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
@@ -359,9 +348,7 @@ impl BsAgent for SnoopNs2 {
     }
 
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
-        let v = self.handle(now, ctx, pkt, out);
-        self.note_timer(pkt.flow as usize);
-        v
+        self.handle(now, ctx, pkt, out)
     }
 
     fn on_queue_drop(&mut self, now: Time, pkt: &Packet) {
@@ -370,24 +357,27 @@ impl BsAgent for SnoopNs2 {
         }
     }
 
-    fn next_deadline(&mut self) -> Option<Time> {
-        self.deadlines.earliest()
+    fn deadline(&self, flow: FlowId) -> Option<Time> {
+        self.conns.get(flow as usize).and_then(|c| c.timer)
     }
 
-    fn on_timer(&mut self, now: Time, out: &mut BsOut) {
-        let mut due = std::mem::take(&mut self.due);
-        self.deadlines.take_due(now, &mut due);
-        for &i in &due {
-            if self.conns[i].timer.is_some_and(|t| t <= now) {
-                self.timeout(i, now, out);
-            }
-            self.note_timer(i);
+    fn on_timer(&mut self, now: Time, flow: FlowId, out: &mut BsOut) {
+        let i = flow as usize;
+        if self
+            .conns
+            .get(i)
+            .is_some_and(|c| c.timer.is_some_and(|t| t <= now))
+        {
+            self.timeout(i, now, out);
         }
-        self.due = due;
     }
 
     fn meters(&self) -> &Meters {
         &self.meters
+    }
+
+    fn meters_mut(&mut self) -> &mut Meters {
+        &mut self.meters
     }
 
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {

@@ -2,7 +2,7 @@
 //! of ns-2.35's snoop.cc that differs from the default `snoop`.
 use super::super::ns2_params::parse;
 use super::*;
-use crate::bs::testing::{counter, injected, pkt, DOWN, UP};
+use crate::bs::testing::{counter, earliest, fire, injected, pkt, DOWN, UP};
 use crate::engine::MS;
 
 fn snoop() -> SnoopNs2 {
@@ -62,9 +62,9 @@ fn a_lost_local_retransmission_is_repaired_only_by_the_timer() {
     }
     assert!(out.inject.is_empty());
     // The timer, armed at the local retransmission, sends it again.
-    let due = bs.next_deadline().unwrap();
+    let due = earliest(&bs).unwrap();
     assert_eq!(due, 3 * MS + bs.conns[0].timeout(&bs.p));
-    bs.on_timer(due, &mut out);
+    fire(&mut bs, due, &mut out);
     assert_eq!(injected(&mut out), vec![1]);
     assert_eq!(counter(&bs, 0, "local_timeouts"), 1);
 }
@@ -75,7 +75,7 @@ fn the_timer_has_a_100ms_floor_and_no_backoff() {
     let mut out = BsOut::default();
     data(&mut bs, 0, 0, 0, &mut out);
     // Before any sample: srtt 0.1 + 4 x rttvar 0.25 = 1.1 s.
-    assert_eq!(bs.next_deadline(), Some(1_100 * MS));
+    assert_eq!(earliest(&bs), Some(1_100 * MS));
     // Many 1 ms round trips: srtt + 4 rttvar falls below 100 ms.
     for s in 1..80 {
         let t = s as Time * 10 * MS;
@@ -84,13 +84,13 @@ fn the_timer_has_a_100ms_floor_and_no_backoff() {
     }
     let now = 800 * MS;
     assert!(bs.conns[0].srtt + 4.0 * bs.conns[0].rttvar < 0.1);
-    assert_eq!(bs.next_deadline(), Some(791 * MS + 100 * MS));
+    assert_eq!(earliest(&bs), Some(791 * MS + 100 * MS));
     // Expiries retransmit at the same interval, never doubled.
-    let mut t = bs.next_deadline().unwrap();
+    let mut t = earliest(&bs).unwrap();
     for _ in 0..3 {
-        bs.on_timer(t, &mut out);
+        fire(&mut bs, t, &mut out);
         assert_eq!(injected(&mut out), vec![79]);
-        assert_eq!(bs.next_deadline(), Some(t + 100 * MS));
+        assert_eq!(earliest(&bs), Some(t + 100 * MS));
         t += 100 * MS;
     }
     assert!(now < t);
@@ -111,7 +111,7 @@ fn rtt_smoothing_weighs_the_sample_seven_eighths() {
     assert_eq!(c.timeout(&bs.p), 910 * MS);
     // snoop.cc re-arms the timer while freeing the cache, before the
     // sample: this deadline still uses the first estimate (1.1 s).
-    assert_eq!(bs.next_deadline(), Some(20 * MS + 1_100 * MS));
+    assert_eq!(earliest(&bs), Some(20 * MS + 1_100 * MS));
 }
 
 #[test]
@@ -140,10 +140,7 @@ fn local_recovery_is_abandoned_once_the_sender_retransmits() {
     );
     assert!(bs.conns[0].cache[0].sender_rxmit);
     assert_eq!(bs.conns[0].cache[0].num_rxmit, 0);
-    assert_eq!(
-        bs.next_deadline(),
-        Some(10 * MS + bs.conns[0].timeout(&bs.p))
-    );
+    assert_eq!(earliest(&bs), Some(10 * MS + bs.conns[0].timeout(&bs.p)));
     ack(&mut bs, 11 * MS, 0, 1, &mut out); // the one still expected
     for t in 12..16 {
         assert_eq!(ack(&mut bs, t * MS, 0, 1, &mut out), Verdict::Forward);
@@ -200,7 +197,7 @@ fn a_packet_the_queue_drops_is_not_cached_and_its_dupacks_pass() {
     data(&mut bs, 0, 0, 1, &mut out);
     bs.on_queue_drop(0, &pkt(0, PktKind::Data, 1));
     assert_eq!(bs.conns[0].cache.len(), 1);
-    assert_eq!(bs.meters().total.pkts, 1);
+    assert_eq!(bs.meters().total().pkts, 1);
     assert_eq!(counter(&bs, 0, "not_cached"), 1);
     data(&mut bs, 0, 0, 2, &mut out);
     ack(&mut bs, MS, 0, 1, &mut out);
@@ -228,7 +225,7 @@ fn connections_are_created_on_first_sight_and_reset_by_sequence_zero() {
     assert_eq!(counter(&bs, 3, "resets"), 1);
     assert_eq!(bs.conns[3].last_ack, -1);
     assert_eq!(bs.conns[3].cache.len(), 1);
-    assert_eq!(bs.meters().total.pkts, 1);
+    assert_eq!(bs.meters().total().pkts, 1);
 }
 
 #[test]

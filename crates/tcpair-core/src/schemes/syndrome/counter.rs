@@ -114,8 +114,16 @@ impl BsAgent for SyndromeBs {
         }
     }
 
+    fn couples_connections(&self) -> bool {
+        false
+    }
+
     fn meters(&self) -> &Meters {
         &self.meters
+    }
+
+    fn meters_mut(&mut self) -> &mut Meters {
+        &mut self.meters
     }
 
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {
@@ -156,7 +164,7 @@ mod tests {
         bs.on_packet(0, &DOWN, &mut p, &mut out);
         assert_eq!(p.syn.iter().next().unwrap().an, 2);
         assert_eq!(bs.counters(0), vec![("tagged", 4), ("numbers_returned", 1)]);
-        assert_eq!(bs.meters().total.bytes, 8);
+        assert_eq!(bs.meters().total().bytes, 8);
     }
 
     #[test]
