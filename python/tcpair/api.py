@@ -130,11 +130,12 @@ class Result:
             self._trace = read(self.trace_path)
         return self._trace
 
-    def follow(self, packet_id: int) -> pd.DataFrame:
-        """The trace's rows about one packet id, in time order."""
+    def follow(self, packet_id: int, flow: str | None = None) -> pd.DataFrame:
+        """The trace's rows about one packet id (of ``flow``, when the network has
+        several independent parts: ids are counted per part), in time order."""
         from tcpair.trace import follow
 
-        return follow(self.trace, packet_id)
+        return follow(self.trace, packet_id, flow)
 
     def time_sequence(self, flow: str, start: float | None = None, end: float | None = None) -> Any:
         """The time-sequence diagram of ``flow`` (a matplotlib Figure)."""

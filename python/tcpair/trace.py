@@ -135,13 +135,25 @@ def read(path: str | Path, **kwargs: Any) -> pd.DataFrame:
     return table.to_pandas(types_mapper=_NULLABLE_INTS.get)
 
 
-def follow(trace: pd.DataFrame, packet_id: int) -> pd.DataFrame:
+def follow(trace: pd.DataFrame, packet_id: int, flow: str | None = None) -> pd.DataFrame:
     """Every row about one packet, in the order they happened.
 
     A BS's local retransmission is a new packet (a new id); its row
-    ``bs_local_retransmit`` names the same flow and ``seq``.
+    ``bs_local_retransmit`` names the same flow and ``seq``. Ids are counted
+    per independent part of the network (flows that share no link), so in a
+    run of several parts one id may name a packet of each: then ``flow``
+    says which.
     """
     rows = trace[trace["packet_id"] == packet_id]
+    if flow is not None:
+        rows = rows[rows["flow"] == flow]
+    else:
+        flows = sorted(str(f) for f in rows["flow"].dropna().unique())
+        if len(flows) > 1:
+            raise ValueError(
+                f"packet_id {packet_id} names a packet in each of several independent parts "
+                f"of the network (flows {', '.join(flows)}): give flow= as well"
+            )
     return rows.sort_values("time_ns", kind="stable").reset_index(drop=True)
 
 
