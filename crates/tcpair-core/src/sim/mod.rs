@@ -164,6 +164,10 @@ impl Sim {
     }
 
     fn build(mut scenario: Scenario, topo: Topology, separate: bool) -> Sim {
+        // The spec's lists serve `tcpair validate` alone; a run has their
+        // built form (a few KiB per flow with thousands of flows).
+        let spec = &mut scenario.spec;
+        (spec.nodes, spec.links, spec.media, spec.flows) = Default::default();
         let mut routes = Routes::default();
         let (parts, q) = parts::Parts::new(&scenario, &topo, separate);
         let flows: Vec<FlowState> = scenario
