@@ -58,6 +58,7 @@ def test_follow_and_time_sequence(tmp_path: Path) -> None:
     fig.savefig(tmp_path / "ts.png")
     with pytest.raises(tcpair.ScenarioError, match="no flow named"):
         r.time_sequence("nope")
+
     # Saved and loaded back with its trace.
     r.save(tmp_path / "saved")
     back = tcpair.load(tmp_path / "saved")
@@ -230,3 +231,18 @@ def test_failed_run_leaves_no_pcap_or_trace(tmp_path: Path) -> None:
         tcpair.run(ONE_LINK, overrides=over, trace=tmp_path / "t.parquet", pcap=tmp_path / "p")
     assert not (tmp_path / "t.parquet").exists()
     assert not (tmp_path / "p").exists()
+
+
+def test_follow_names_the_flow_where_independent_parts_share_an_id() -> None:
+    """Two flows on links of their own are two parts of the network: each counts
+    its packet ids from 0, so an id alone may name two packets."""
+    from tcpair.scale import flows_scenario
+
+    r = tcpair.run(flows_scenario(2, duration=1.0), trace=True)
+    with pytest.raises(ValueError, match="give flow= as well"):
+        r.follow(0)
+    first = r.follow(0, flow="f1")
+    assert set(first["flow"]) == {"f1"} and first["kind"].iloc[0] == "send"
+    # The drops table's ids are those of the trace, per part.
+    traced = r.trace[r.trace["kind"] == "drop"]
+    assert list(traced["packet_id"]) == list(r.drops["packet_id"])
