@@ -42,7 +42,7 @@ impl Sim {
             + self.topo.dirs.len() * (size_of::<LinkDir>() + size_of::<Pipeline>());
         built as u64
             + (self.arena.capacity_used() * size_of::<Packet>()) as u64
-            + self.q.len() as u64 * EVENT_BYTES
+            + self.pending_events() as u64 * EVENT_BYTES
             + table_bytes(self.drops.len(), size_of::<DropRecord>(), DROP_COLUMNS)
             + table_bytes(
                 self.recoveries.len(),

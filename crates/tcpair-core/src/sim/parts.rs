@@ -63,6 +63,8 @@ pub(super) struct Parts {
     current: usize,
     /// Events processed by the parts not running now.
     events_elsewhere: u64,
+    /// Events pending in the parts not running now.
+    pending_elsewhere: usize,
     /// Events every part's queue holds a copy of (the warm-up's end, the
     /// time series' samples) processed by parts other than the first: one
     /// queue for all would have processed each once.
@@ -99,6 +101,7 @@ impl Parts {
             parked,
             current: 0,
             events_elsewhere: 0,
+            pending_elsewhere: 0,
             copies: 0,
             windowed: false,
         };
@@ -242,6 +245,8 @@ impl Sim {
         let next = parts.parked[p].take().expect("a parked part");
         parts.events_elsewhere += self.q.events_processed();
         parts.events_elsewhere -= next.events_processed();
+        parts.pending_elsewhere += self.q.len();
+        parts.pending_elsewhere -= next.len();
         let prev = std::mem::replace(&mut self.q, next);
         parts.parked[parts.current] = Some(prev);
         parts.current = p;
@@ -255,6 +260,11 @@ impl Sim {
                 f(p, q);
             }
         }
+    }
+
+    /// Events pending in every part.
+    pub(super) fn pending_events(&self) -> usize {
+        self.q.len() + self.parts.pending_elsewhere
     }
 
     /// How many independent parts the network has.
@@ -285,7 +295,10 @@ impl Sim {
     pub(super) fn schedule_for(&mut self, flow: FlowId, at: Time, ev: Ev) {
         let p = self.parts.of_flow[flow as usize] as usize;
         match self.parts.parked.get_mut(p) {
-            Some(Some(q)) => q.schedule(at, ev),
+            Some(Some(q)) => {
+                q.schedule(at, ev);
+                self.parts.pending_elsewhere += 1;
+            }
             _ => self.q.schedule(at, ev),
         }
     }
@@ -296,6 +309,7 @@ impl Sim {
         self.q.schedule(at, ev);
         for q in self.parts.parked.iter_mut().flatten() {
             q.schedule(at, ev);
+            self.parts.pending_elsewhere += 1;
         }
     }
 
