@@ -11,8 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,11 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
-from tcpair._perms import fix_dir
 from tcpair.scenario import Overrides, Scenario, apply_overrides, load_scenario
 
 if TYPE_CHECKING:  # pandas is imported when a table is first asked for: `tcpair run` starts fast
     import pandas as pd
+
+# shutil, tempfile and tcpair._perms are imported where a result is saved or a
+# run traced: a plain `tcpair run` uses none of them.
 
 ScenarioSource = Mapping[str, Any] | str | Path
 
@@ -186,6 +186,8 @@ class Result:
         for name in TABLES:
             self.table(name).to_parquet(tmp / f"{name}.parquet", index=False)
         if self.trace_path is not None and self.trace_path.is_file():
+            import shutil
+
             shutil.copyfile(self.trace_path, tmp / "trace.parquet")
 
 
@@ -194,6 +196,11 @@ def write_atomically(target: Path, write: Any) -> Path:
 
     An existing ``target`` is replaced only after the new content is complete.
     """
+    import shutil
+    import tempfile
+
+    from tcpair._perms import fix_dir
+
     target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
@@ -339,6 +346,8 @@ def _run_traced(
     from tcpair.trace import ParquetTrace
 
     if path is None:
+        import tempfile
+
         path = Path(tempfile.mkdtemp(prefix="tcpair-trace-")) / "trace.parquet"
     core = require_core()
     try:

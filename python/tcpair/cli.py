@@ -140,17 +140,11 @@ def run_cmd(
 ) -> None:
     """Run the scenario FILE (a TOML path or a shipped scenario's name)."""
     from tcpair.api import Result, prepare, run_json_traced, scenario_name, with_trace
-    from tcpair.runview import running
 
     sc = with_trace(prepare(file, overrides=overrides, seed=seed), trace=trace, pcap=pcap)
     name = scenario_name(file)
     trace_file = None if out is not None else Path(f"{name}.trace.parquet")
-    spinner = (
-        running(_stderr(), name, sc.get("run", {}).get("duration"))
-        if may_be_terminal()
-        else contextlib.nullcontext()
-    )
-    with spinner:
+    with _spinner(name, sc):
         # Without --out only the summary and the flows are shown: no tables cross.
         raw, trace_path = run_json_traced(sc, trace_file, tables=out is not None)
     result = Result(raw=raw, scenario=sc, name=name, trace_path=trace_path)
@@ -170,6 +164,15 @@ def run_cmd(
         _stderr().print(f"wrote {result.trace_path}")
     if pcap is not None:
         _stderr().print(f"wrote pcap files into {pcap}")
+
+
+def _spinner(name: str, sc: Any) -> contextlib.AbstractContextManager[None]:
+    """The spinner while the core runs; none (and no rich) when stderr is surely no terminal."""
+    if not may_be_terminal():
+        return contextlib.nullcontext()
+    from tcpair.runview import running
+
+    return running(_stderr(), name, sc.get("run", {}).get("duration"))
 
 
 @cli.command("pcap-dissector")

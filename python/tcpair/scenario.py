@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from tcpair._errors import ScenarioError
-from tcpair.paths import scenario_path
+from tcpair._plugin_dirs import add_dirs
 from tcpair.plain import check_plain, check_seed, check_source, decode_utf8
-from tcpair.plugins import add_dirs
 
 Scenario = dict[str, Any]
 
@@ -70,6 +69,8 @@ def _find(source: str | Path) -> Path:
     if path.is_file():
         return path
     if path.parent == Path("."):
+        from tcpair.paths import scenario_path  # only for a name that is not a file here
+
         shipped = scenario_path(path.name, missing_ok=True)
         if shipped is not None:
             return shipped
