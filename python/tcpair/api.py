@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
-from tcpair.scenario import Overrides, Scenario, apply_overrides, load_scenario
+from tcpair.scenario import Overrides, Scenario, prepare_scenario
 
 if TYPE_CHECKING:  # pandas is imported when a table is first asked for: `tcpair run` starts fast
     import pandas as pd
@@ -43,7 +43,7 @@ def prepare(
     scenario: ScenarioSource, *, overrides: Overrides | None = (), seed: int | None = None
 ) -> Scenario:
     """Load ``scenario`` and apply overrides and seed; no validation yet."""
-    return apply_overrides(load_scenario(scenario), overrides, seed=seed)
+    return prepare_scenario(scenario, overrides, seed=seed)
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:

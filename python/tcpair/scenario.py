@@ -246,12 +246,35 @@ def apply_overrides(
     ``seed`` sets ``run.seed``.
     """
     out = copy.deepcopy(dict(scenario))
-    for key, value in override_items(overrides):
-        set_path(out, key, value)
-    if seed is not None:
-        set_path(out, "run.seed", check_seed(seed))
+    _override(out, override_items(overrides), seed)
     check_plain(out)
     return out
+
+
+def prepare_scenario(
+    source: Mapping[str, Any] | str | Path,
+    overrides: Overrides | str | None = (),
+    *,
+    seed: int | None = None,
+) -> Scenario:
+    """``apply_overrides(load_scenario(source), overrides, seed=seed)``, the same
+    result and errors, without copying again the fresh scenario that
+    :func:`load_scenario` made, nor checking it again when nothing was overridden
+    (a seed is a whole number: it cannot make the scenario unfit for JSON)."""
+    out = load_scenario(source)
+    items = override_items(overrides)
+    _override(out, items, seed)
+    if items:
+        check_plain(out)
+    return out
+
+
+def _override(scenario: Scenario, items: list[tuple[str, Any]], seed: int | None) -> None:
+    """Set each ``(dotted key, value)`` of ``items``, then ``run.seed``, in place."""
+    for key, value in items:
+        set_path(scenario, key, value)
+    if seed is not None:
+        set_path(scenario, "run.seed", check_seed(seed))
 
 
 __all__ = [
@@ -261,5 +284,6 @@ __all__ = [
     "load_scenario",
     "override_items",
     "parse_value",
+    "prepare_scenario",
     "set_path",
 ]
