@@ -139,7 +139,8 @@ def run_cmd(
     pcap: Path | None,
 ) -> None:
     """Run the scenario FILE (a TOML path or a shipped scenario's name)."""
-    from tcpair.api import Result, prepare, run_json_traced, scenario_name, with_trace
+    # tcpair.runcore, not tcpair.api: the Result class is needed only to save (--out).
+    from tcpair.runcore import compact, prepare, run_json_traced, scenario_name, with_trace
 
     sc = with_trace(prepare(file, overrides=overrides, seed=seed), trace=trace, pcap=pcap)
     name = scenario_name(file)
@@ -147,23 +148,30 @@ def run_cmd(
     with _spinner(name, sc):
         # Without --out only the summary and the flows are shown: no tables cross.
         raw, trace_path = run_json_traced(sc, trace_file, tables=out is not None)
-    result = Result(raw=raw, scenario=sc, name=name, trace_path=trace_path)
     if out is not None:
-        result.save(out)
-        if trace_path is not None:  # a temporary file: the saved copy stays
-            trace_path.unlink(missing_ok=True)
-            trace_path.parent.rmdir()
-            result.trace_path = out / "trace.parquet"
+        trace_path = _save(out, raw, sc, name, trace_path)
     if as_json:
-        click.echo(json.dumps(result.compact()))
+        click.echo(json.dumps(compact(raw)))
         return
-    _print_result(result)
+    _print_result(raw, sc)
     if out is not None:
         _stderr().print(f"wrote {out}")
-    elif result.trace_path is not None:
-        _stderr().print(f"wrote {result.trace_path}")
+    elif trace_path is not None:
+        _stderr().print(f"wrote {trace_path}")
     if pcap is not None:
         _stderr().print(f"wrote pcap files into {pcap}")
+
+
+def _save(out: Path, raw: dict[str, Any], sc: Any, name: str, trace: Path | None) -> Path | None:
+    """Save the run into ``out``; the trace's path there (the temporary one is removed)."""
+    from tcpair.api import Result
+
+    Result(raw=raw, scenario=sc, name=name, trace_path=trace).save(out)
+    if trace is None:
+        return None
+    trace.unlink(missing_ok=True)  # a temporary file: the saved copy stays
+    trace.parent.rmdir()
+    return out / "trace.parquet"
 
 
 def _spinner(name: str, sc: Any) -> contextlib.AbstractContextManager[None]:
@@ -187,13 +195,13 @@ def pcap_dissector_cmd() -> None:
     click.echo(str(dissector_path()))
 
 
-def _print_result(result: Any) -> None:
+def _print_result(raw: dict[str, Any], scenario: Any) -> None:
     from rich.table import Table
 
     from tcpair.runview import flow_columns, mac_line
 
-    summary, flows = result.summary, result.raw.get("flows", [])
-    cols = flow_columns(result.scenario, flows)
+    summary, flows = raw.get("summary", {}), raw.get("flows", [])
+    cols = flow_columns(scenario, flows)
     table = Table(title="flows")
     for _, label in cols:
         left = label in ("flow", "variant", "detector")
@@ -225,7 +233,7 @@ def _print_result(result: Any) -> None:
 )
 def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None, as_json: bool) -> None:
     """Check FILE against the schema without running it."""
-    from tcpair.api import validate
+    from tcpair.runcore import validate
 
     sc = validate(file, overrides=overrides, seed=seed)
     if as_json:
