@@ -8,7 +8,6 @@ shape and reports path problems with the key the user typed.
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -30,7 +29,7 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
     check_source(source)
     if isinstance(source, Mapping):
         check_plain(source)
-        return copy.deepcopy(dict(source))
+        return _deepcopy(dict(source))
     path = _resolve(source)
     try:
         text = decode_utf8(path.read_bytes(), str(path))
@@ -44,6 +43,14 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
     check_plain(data)
     add_dirs([path.parent])  # a plug-in module beside the scenario file (tcpair.plugins)
     return data
+
+
+def _deepcopy(value: Any) -> Any:
+    """``copy.deepcopy``, imported on first use: a scenario file run without
+    ``--set`` copies nothing."""
+    import copy
+
+    return copy.deepcopy(value)
 
 
 def _resolve(source: str | Path) -> Path:
@@ -158,7 +165,7 @@ def _set(node: Any, parts: list[str], value: Any, where: list[str], key: str, wh
     if isinstance(node, list):
         idx = _list_index(node, part, _label(where), key, what)
         if not rest:
-            node[idx] = copy.deepcopy(value)
+            node[idx] = _deepcopy(value)
             return 1
         label = _element_label(node[idx], part)
         return _set(node[idx], rest, value, [*where, label], key, what)
@@ -183,14 +190,14 @@ def _set_all(node: Any, parts: list[str], value: Any, where: list[str], key: str
     done = 0
     for part, item in items:
         if not rest:
-            node[int(part) if isinstance(node, list) else part] = copy.deepcopy(value)
+            node[int(part) if isinstance(node, list) else part] = _deepcopy(value)
             done += 1
             continue
         if not isinstance(item, dict | list):
             label = _label([*where, _element_label(item, part)])
             raise ScenarioError(f"{what} {key}: {label} is not a table")
         label = _element_label(item, part)
-        done += _set(item, rest, copy.deepcopy(value), [*where, label], key, what)
+        done += _set(item, rest, _deepcopy(value), [*where, label], key, what)
     return done
 
 
@@ -245,7 +252,7 @@ def apply_overrides(
     element is added; ``*`` addresses every element (``flows.*.variant``).
     ``seed`` sets ``run.seed``.
     """
-    out = copy.deepcopy(dict(scenario))
+    out = _deepcopy(dict(scenario))
     _override(out, override_items(overrides), seed)
     check_plain(out)
     return out
