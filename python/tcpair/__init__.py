@@ -2,18 +2,52 @@
 
 The simulation runs in a compiled Rust core (``tcpair._core``); this package
 holds the API, the CLI, sweeps, the results store and the experiments that
-reproduce the papers. Sweep machinery is imported on first use, so
-``import tcpair`` stays light.
+reproduce the papers. The API's modules are imported on first use (``tcpair.run``
+imports ``tcpair.api``), so ``import tcpair`` and ``python3 -m tcpair`` stay light.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import CoreMissingError, PluginError, ScenarioError, SimulationError
-from tcpair.api import Result, catalog, core_version, load, run, validate
-from tcpair.scenario import apply_overrides, load_scenario
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tcpair.api import Result, catalog, core_version, load, run, validate
+    from tcpair.scenario import apply_overrides, load_scenario
+
+#: The API's names and the module each comes from, imported when first asked for.
+_LAZY = {
+    "Result": "tcpair.api",
+    "catalog": "tcpair.api",
+    "core_version": "tcpair.api",
+    "load": "tcpair.api",
+    "run": "tcpair.api",
+    "validate": "tcpair.api",
+    "apply_overrides": "tcpair.scenario",
+    "load_scenario": "tcpair.scenario",
+}
+#: Submodules that ``import tcpair`` used to import, still reachable as attributes.
+_SUBMODULES = frozenset({"_perms", "api", "paths", "plain", "plugins", "scenario"})
+
+
+def __getattr__(name: str) -> Any:
+    """Import an API name or a submodule on first access (PEP 562), then keep it."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *_SUBMODULES})
 
 
 def sweep(

@@ -3,30 +3,34 @@
 All simulation happens in the compiled core in one call; Python only prepares
 the scenario JSON and shapes the result. Tables arrive column-oriented (a dict
 of equal-length lists), which maps straight onto a DataFrame without a
-per-row Python loop.
+per-row Python loop. Preparing, sending and decoding live in
+:mod:`tcpair.runcore` (what ``tcpair run`` imports), re-exported here.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
-from tcpair._perms import fix_dir
-from tcpair.scenario import Overrides, Scenario, apply_overrides, load_scenario
+from tcpair.runcore import ScenarioSource, compact, prepare, run_json, validate
+from tcpair.runcore import run_json_text as run_json_text  # re-exported: callers import
+from tcpair.runcore import run_json_traced as run_json_traced  # these from tcpair.api
+from tcpair.runcore import scenario_name as scenario_name
+from tcpair.runcore import to_json as to_json
+from tcpair.runcore import with_trace as with_trace
+from tcpair.scenario import Overrides, Scenario
 
 if TYPE_CHECKING:  # pandas is imported when a table is first asked for: `tcpair run` starts fast
     import pandas as pd
 
-ScenarioSource = Mapping[str, Any] | str | Path
+# shutil, tempfile and tcpair._perms are imported where a result is saved or a
+# run traced: a plain `tcpair run` uses none of them.
 
 TABLES = (
     "flows",
@@ -37,22 +41,6 @@ TABLES = (
     "bs_counters",
     "handoffs",
 )
-
-
-def prepare(
-    scenario: ScenarioSource, *, overrides: Overrides | None = (), seed: int | None = None
-) -> Scenario:
-    """Load ``scenario`` and apply overrides and seed; no validation yet."""
-    return apply_overrides(load_scenario(scenario), overrides, seed=seed)
-
-
-def to_json(scenario: Mapping[str, Any]) -> str:
-    """Serialise a scenario for the core.
-
-    TOML dates/times have no JSON form; they are sent as strings so the core
-    can reject them with a field-naming message instead of Python failing.
-    """
-    return json.dumps(scenario, default=str, allow_nan=False)
 
 
 def _frame(table: Any) -> pd.DataFrame:
@@ -160,14 +148,7 @@ class Result:
 
     def compact(self) -> dict[str, Any]:
         """The CLI's ``--json`` object: the headline numbers at the top level."""
-        s = self.summary
-        return {
-            "flows": self.raw.get("flows", []),
-            "events": s.get("events"),
-            "sim_time_s": s.get("sim_time_s"),
-            "wall_s": s.get("wall_s"),
-            "summary": s,
-        }
+        return compact(self.raw)
 
     def save(self, directory: str | Path) -> Path:
         """Write ``summary.json``, ``scenario.json`` and one Parquet file per table.
@@ -186,6 +167,8 @@ class Result:
         for name in TABLES:
             self.table(name).to_parquet(tmp / f"{name}.parquet", index=False)
         if self.trace_path is not None and self.trace_path.is_file():
+            import shutil
+
             shutil.copyfile(self.trace_path, tmp / "trace.parquet")
 
 
@@ -194,6 +177,11 @@ def write_atomically(target: Path, write: Any) -> Path:
 
     An existing ``target`` is replaced only after the new content is complete.
     """
+    import shutil
+    import tempfile
+
+    from tcpair._perms import fix_dir
+
     target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
@@ -211,53 +199,6 @@ def write_atomically(target: Path, write: Any) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
-
-
-def run_json(scenario: Mapping[str, Any], *, tables: bool = True) -> dict[str, Any]:
-    """Run a prepared scenario in the core and decode its JSON answer.
-
-    ``tables=False`` asks only for ``summary`` and ``flows`` (what ``tcpair run``
-    shows): the tables of every drop and recovery are neither encoded nor decoded.
-    """
-    if tables:
-        return run_json_text(to_json(scenario))
-    core = require_core()
-    only = getattr(core, "run_summary", None)  # a stand-in core may have only `run`
-    with _one_line_errors():
-        if only is None:
-            raw = json.loads(core.run(to_json(scenario)))
-            return {"flows": raw.get("flows", []), "summary": raw.get("summary", {})}
-        return json.loads(only(to_json(scenario)))
-
-
-def run_json_text(scenario_json: str) -> dict[str, Any]:
-    """:func:`run_json` of a scenario already serialised by :func:`to_json` (a
-    sweep's workers receive it so: no decoding and encoding again)."""
-    core = require_core()
-    with _one_line_errors():
-        return json.loads(core.run(scenario_json))
-
-
-@contextlib.contextmanager
-def _one_line_errors() -> Iterator[None]:
-    """The core's messages quote what the user wrote, line breaks included:
-    keep each message on one line."""
-    try:
-        yield
-    except PluginError:  # the user's traceback: its lines are the point
-        raise
-    except (ScenarioError, SimulationError) as exc:
-        text = str(exc)
-        if "\n" not in text and "\r" not in text:
-            raise
-        raise type(exc)(text.replace("\r", "\\r").replace("\n", "\\n")) from None
-
-
-def scenario_name(scenario: ScenarioSource) -> str:
-    """A short name for a scenario: the file's stem, else ``scenario``."""
-    if isinstance(scenario, Mapping):
-        return "scenario"
-    return Path(scenario).stem or "scenario"
 
 
 def run(
@@ -285,74 +226,6 @@ def run(
     path = None if trace is None or isinstance(trace, bool) else Path(trace)
     raw, trace_path = run_json_traced(sc, path)
     return Result(raw=raw, scenario=sc, name=scenario_name(scenario), trace_path=trace_path)
-
-
-def with_trace(sc: Scenario, *, trace: bool, pcap: str | Path | None) -> Scenario:
-    """``sc`` with its ``[trace]`` table switched on for ``trace``/``pcap``."""
-    if not trace and pcap is None:
-        return sc
-    out = dict(sc)
-    table = dict(out.get("trace") or {})
-    if pcap is not None:
-        table["pcap"] = str(pcap)
-        if not trace and "trace" not in sc:
-            table["events"] = False
-    if trace:
-        table["events"] = True
-    out["trace"] = table
-    return out
-
-
-def run_json_traced(
-    scenario: Mapping[str, Any], path: Path | None = None, *, tables: bool = True
-) -> tuple[dict[str, Any], Path | None]:
-    """Run a prepared scenario; with an event trace (its ``[trace]`` table),
-    stream it into ``path`` (default: a temporary file) and return that path.
-    ``tables=False``: only ``summary`` and ``flows`` when untraced (:func:`run_json`).
-
-    A run that fails leaves no output: the trace file and the pcap files it
-    wrote are removed.
-    """
-    table = scenario.get("trace")
-    pcap = table.get("pcap") if isinstance(table, Mapping) else None
-    if not isinstance(pcap, str) or not pcap:
-        return _run_traced(scenario, path, tables)
-    pdir = Path(pcap)
-    before = set(pdir.iterdir()) if pdir.is_dir() else None
-    try:
-        return _run_traced(scenario, path, tables)
-    except BaseException:
-        if pdir.is_dir():
-            for f in set(pdir.iterdir()) - (before or set()):
-                f.unlink(missing_ok=True)
-            if before is None and not any(pdir.iterdir()):
-                pdir.rmdir()
-        raise
-
-
-def _run_traced(
-    scenario: Mapping[str, Any], path: Path | None, tables: bool = True
-) -> tuple[dict[str, Any], Path | None]:
-    table = scenario.get("trace")
-    if not isinstance(table, Mapping) or table.get("events") is False:
-        return run_json(scenario, tables=tables), None
-    from tcpair.trace import ParquetTrace
-
-    if path is None:
-        path = Path(tempfile.mkdtemp(prefix="tcpair-trace-")) / "trace.parquet"
-    core = require_core()
-    try:
-        sink = ParquetTrace(path)
-    except OSError as e:
-        raise ScenarioError(f"trace: cannot write {path}: {e.strerror or e}") from None
-    try:
-        text = core.run_traced(to_json(scenario), sink)
-    except BaseException:
-        sink.close()
-        path.unlink(missing_ok=True)
-        raise
-    sink.close()
-    return json.loads(text), path
 
 
 def load(directory: str | Path) -> Any:
@@ -407,23 +280,6 @@ def _has_rows(table: Any) -> bool:
     if isinstance(table, Mapping):
         return any(len(v) for v in table.values() if isinstance(v, list))
     return False
-
-
-def validate(
-    scenario: ScenarioSource,
-    *,
-    overrides: Overrides | None = (),
-    seed: int | None = None,
-) -> Scenario:
-    """Return the normalised scenario or raise :class:`ScenarioError`.
-
-    Normalised: every default filled in and every quantity in base units
-    (seconds, bit/s), so ``"2Mb"`` comes back as ``2000000.0``.
-    """
-    sc = prepare(scenario, overrides=overrides, seed=seed)
-    core = require_core()
-    with _one_line_errors():
-        return json.loads(core.validate(to_json(sc)))
 
 
 def catalog() -> dict[str, Any]:

@@ -25,7 +25,6 @@ from tcpair._errors import (
     ScenarioError,
     SimulationError,
     StoreLocked,
-    require_core,
 )
 from tcpair.cli_common import (
     EXIT_FAILED_RUNS,
@@ -43,8 +42,11 @@ from tcpair.cli_common import (
 # --help): `tcpair run` does not pay for the sweep, store, plot and bench code.
 LAZY_COMMANDS = {
     "bench": "tcpair.cli_bench:bench_cmd",
+    "list": "tcpair.cli_info:list_cmd",
     "ns2-check": "tcpair.cli_bench:ns2_check_cmd",
+    "pcap-dissector": "tcpair.cli_info:pcap_dissector_cmd",
     "plot": "tcpair.plot_cli:plot_cmd",
+    "report": "tcpair.cli_info:report_cmd",
     "reproduce": "tcpair.cli_sweep:reproduce_cmd",
     "results": "tcpair.cli_sweep:results_cmd",
     "store": "tcpair.cli_store:store_cmd",
@@ -139,58 +141,57 @@ def run_cmd(
     pcap: Path | None,
 ) -> None:
     """Run the scenario FILE (a TOML path or a shipped scenario's name)."""
-    from tcpair.api import Result, prepare, run_json_traced, scenario_name, with_trace
-    from tcpair.runview import running
+    # tcpair.runcore, not tcpair.api: the Result class is needed only to save (--out).
+    from tcpair.runcore import compact, prepare, run_json_traced, scenario_name, with_trace
 
     sc = with_trace(prepare(file, overrides=overrides, seed=seed), trace=trace, pcap=pcap)
     name = scenario_name(file)
     trace_file = None if out is not None else Path(f"{name}.trace.parquet")
-    spinner = (
-        running(_stderr(), name, sc.get("run", {}).get("duration"))
-        if may_be_terminal()
-        else contextlib.nullcontext()
-    )
-    with spinner:
+    with _spinner(name, sc):
         # Without --out only the summary and the flows are shown: no tables cross.
         raw, trace_path = run_json_traced(sc, trace_file, tables=out is not None)
-    result = Result(raw=raw, scenario=sc, name=name, trace_path=trace_path)
     if out is not None:
-        result.save(out)
-        if trace_path is not None:  # a temporary file: the saved copy stays
-            trace_path.unlink(missing_ok=True)
-            trace_path.parent.rmdir()
-            result.trace_path = out / "trace.parquet"
+        trace_path = _save(out, raw, sc, name, trace_path)
     if as_json:
-        click.echo(json.dumps(result.compact()))
+        click.echo(json.dumps(compact(raw)))
         return
-    _print_result(result)
+    _print_result(raw, sc)
     if out is not None:
         _stderr().print(f"wrote {out}")
-    elif result.trace_path is not None:
-        _stderr().print(f"wrote {result.trace_path}")
+    elif trace_path is not None:
+        _stderr().print(f"wrote {trace_path}")
     if pcap is not None:
         _stderr().print(f"wrote pcap files into {pcap}")
 
 
-@cli.command("pcap-dissector")
-def pcap_dissector_cmd() -> None:
-    """Print the path of the Wireshark Lua dissector for tcpair's TCP option.
+def _save(out: Path, raw: dict[str, Any], sc: Any, name: str, trace: Path | None) -> Path | None:
+    """Save the run into ``out``; the trace's path there (the temporary one is removed)."""
+    from tcpair.api import Result
 
-    Use it as `tshark -X lua_script:PATH -r FILE.pcap` or copy it into
-    Wireshark's personal plugins folder.
-    """
-    from tcpair.paths import dissector_path
+    Result(raw=raw, scenario=sc, name=name, trace_path=trace).save(out)
+    if trace is None:
+        return None
+    trace.unlink(missing_ok=True)  # a temporary file: the saved copy stays
+    trace.parent.rmdir()
+    return out / "trace.parquet"
 
-    click.echo(str(dissector_path()))
+
+def _spinner(name: str, sc: Any) -> contextlib.AbstractContextManager[None]:
+    """The spinner while the core runs; none (and no rich) when stderr is surely no terminal."""
+    if not may_be_terminal():
+        return contextlib.nullcontext()
+    from tcpair.runview import running
+
+    return running(_stderr(), name, sc.get("run", {}).get("duration"))
 
 
-def _print_result(result: Any) -> None:
+def _print_result(raw: dict[str, Any], scenario: Any) -> None:
     from rich.table import Table
 
     from tcpair.runview import flow_columns, mac_line
 
-    summary, flows = result.summary, result.raw.get("flows", [])
-    cols = flow_columns(result.scenario, flows)
+    summary, flows = raw.get("summary", {}), raw.get("flows", [])
+    cols = flow_columns(scenario, flows)
     table = Table(title="flows")
     for _, label in cols:
         left = label in ("flow", "variant", "detector")
@@ -222,7 +223,7 @@ def _print_result(result: Any) -> None:
 )
 def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None, as_json: bool) -> None:
     """Check FILE against the schema without running it."""
-    from tcpair.api import validate
+    from tcpair.runcore import validate
 
     sc = validate(file, overrides=overrides, seed=seed)
     if as_json:
@@ -234,110 +235,6 @@ def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None, as_jso
         f"{len(sc.get('flows', []))} flows, duration {run_t.get('duration')} s, "
         f"seed {run_t.get('seed')}"
     )
-
-
-# What `tcpair list` shows, in order: (catalog key, heading). Every entry
-# comes from the core's registries (name, summary and source).
-CATALOG_SECTIONS = (
-    ("variants", "TCP variants (flows.X.variant)"),
-    ("congestion_ops", "congestion ops (flows.X.tcp.congestion)"),
-    ("detectors", "loss detectors (flows.X.tcp.detector)"),
-    ("responders", "responders (flows.X.tcp.responder)"),
-    ("error_models", "error models (links.X.forward.loss.model)"),
-    ("impairments", "impairments"),
-    ("bs_agents", "BS agents (nodes.X.bs)"),
-)
-
-
-@cli.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def list_cmd(as_json: bool) -> None:
-    """Name every TCP variant, congestion op, detector, responder, error model, BS agent,
-    impairment, sweep and target."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    from tcpair.paths import shipped_sweeps
-    from tcpair.sweepdef import load_sweep
-
-    try:
-        cat: dict[str, Any] = json.loads(require_core().catalog())
-    except CoreMissingError as exc:
-        cat = {name: [] for name, _ in CATALOG_SECTIONS} | {"note": str(exc)}
-    sweeps: dict[str, dict[str, Any]] = {}
-    for name, path in shipped_sweeps().items():
-        try:
-            spec = load_sweep(path)
-        except ScenarioError as exc:  # one broken file must not hide the others
-            sweeps[name] = {"path": str(path), "error": str(exc)}
-            continue
-        points, seeds, runs = spec.count()
-        qr = spec.count(quick=True)[2]
-        sweeps[name] = {
-            "path": str(path),
-            "title": spec.target.title if spec.target else spec.title,
-            "target": spec.target is not None,
-            "points": points,
-            "seeds": seeds,
-            "runs": runs,
-            "quick_runs": qr,
-        }
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    **cat,
-                    "sweeps": sweeps,
-                    "reproduce_targets": [n for n, v in sweeps.items() if v.get("target")],
-                }
-            )
-        )
-        return
-    con = _stdout()
-    if "note" in cat:
-        con.print(f"[yellow]note:[/yellow] {cat['note']}")
-    for key, title in CATALOG_SECTIONS:
-        entries = cat.get(key, [])
-        if entries and isinstance(entries[0], str):  # plain names
-            con.print(f"[bold]{title}[/bold]: " + ", ".join(entries))
-            continue
-        con.print(f"[bold]{title}[/bold]:")
-        for e in entries:
-            source = f" [dim]({escape(e['source'])})[/dim]" if e.get("source") else ""
-            con.print(f"  {escape(str(e.get('name')))}: {escape(e.get('summary', ''))}{source}")
-    table = Table(title="sweeps (sweeps/*.toml); targets run with `tcpair reproduce NAME`")
-    for col in ("sweep", "target", "points", "seeds", "runs", "quick runs", "what"):
-        table.add_column(col, justify="right" if col in ("points", "seeds", "runs") else "left")
-    for name, v in sweeps.items():
-        if "error" in v:
-            table.add_row(name, "", "", "", "", "", f"[red]{v['error']}")
-            continue
-        table.add_row(
-            name,
-            "yes" if v["target"] else "",
-            str(v["points"]),
-            str(v["seeds"]),
-            str(v["runs"]),
-            str(v["quick_runs"]),
-            v["title"] or "",
-        )
-    con.print(table)
-
-
-@cli.command("report")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-def report_cmd(directory: Path) -> None:
-    """Build the HTML report of DIRECTORY (one results store, or a folder of them)."""
-    from tcpair.site import build_site
-
-    built = build_site(directory)
-    con = _stdout()
-    for name, verdicts in built.items():
-        con.print(f"[bold]{name}[/bold]")
-        for v in verdicts:
-            con.print(f"  {v}")
-    index = directory / "index.html"
-    con.print(f"report: {index if index.is_file() else directory / 'report' / 'index.html'}")
 
 
 def os_error_line(exc: OSError) -> str:

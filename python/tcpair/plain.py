@@ -8,7 +8,6 @@ The walk is iterative, so a value nested thousands of levels deep gives a
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -70,6 +69,8 @@ def check_source(source: Any) -> None:
 
 def check_seed(seed: Any) -> int:
     """``seed`` must be a whole number (the core checks its range)."""
+    import numbers  # only when a seed is given
+
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed: expected a whole number from 0 to 2**63 - 1, got {seed!r}")
     return int(seed)

@@ -19,21 +19,24 @@ an in-process run can see.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import json
 import os
 import sys
-import traceback
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from tcpair._plugin_dirs import add_dirs, search_dirs
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+# hashlib (fingerprint) and traceback (describe) are imported where used: a run
+# whose Python parts load and answer well needs neither.
 
 #: The method each kind of part must have.
 METHODS = {"detector": "classify", "responder": "respond"}
-
-_dirs: list[str] = []
 
 
 class PluginSpecError(Exception):
@@ -44,20 +47,6 @@ class PluginSpecError(Exception):
         super().__init__(f"{path}: {message}")
         self.path = path
         self.message = message
-
-
-def add_dirs(dirs: Iterable[str | Path]) -> None:
-    """Look for plug-in modules in ``dirs`` first (in their order, before those
-    added earlier: the scenario loaded last is the one about to run)."""
-    new = [str(Path(d).resolve()) for d in dirs]
-    _dirs[:] = [*dict.fromkeys(new), *(d for d in _dirs if d not in new)]
-
-
-def search_dirs() -> list[str]:
-    """The directories :func:`load` tries before ``sys.path``: those added, then the
-    current directory (absolute, so a worker elsewhere finds the same files)."""
-    here = str(Path.cwd())
-    return [*_dirs, *([] if here in _dirs else [here])]
 
 
 @contextlib.contextmanager
@@ -111,6 +100,8 @@ def _source_hash(reference: str) -> str:
         st = os.stat(path)
         key = (path, st.st_mtime_ns, st.st_size)
         if key not in _hashes:
+            import hashlib
+
             _hashes[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         return _hashes[key]
     except Exception:  # the core reports what cannot be imported, naming the field
@@ -172,6 +163,8 @@ def load(field: str, spec_json: str, kind: str) -> tuple[str, Any]:
 def describe(exc: BaseException, tb: TracebackType | None = None) -> str:
     """``raised Type: message`` and the traceback (``tb``, else the exception's)
     of the user's code, the frames of tcpair's own glue left out."""
+    import traceback
+
     head = "".join(traceback.format_exception_only(exc)).strip()
     frames = [f for f in traceback.extract_tb(tb or exc.__traceback__) if not _ours(f.filename)]
     if not frames:

@@ -8,16 +8,14 @@ shape and reports path problems with the key the user typed.
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tcpair._errors import ScenarioError
-from tcpair.paths import scenario_path
+from tcpair._plugin_dirs import add_dirs
 from tcpair.plain import check_plain, check_seed, check_source, decode_utf8
-from tcpair.plugins import add_dirs
 
 Scenario = dict[str, Any]
 
@@ -31,7 +29,7 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
     check_source(source)
     if isinstance(source, Mapping):
         check_plain(source)
-        return copy.deepcopy(dict(source))
+        return _deepcopy(dict(source))
     path = _resolve(source)
     try:
         text = decode_utf8(path.read_bytes(), str(path))
@@ -45,6 +43,14 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
     check_plain(data)
     add_dirs([path.parent])  # a plug-in module beside the scenario file (tcpair.plugins)
     return data
+
+
+def _deepcopy(value: Any) -> Any:
+    """``copy.deepcopy``, imported on first use: a scenario file run without
+    ``--set`` copies nothing."""
+    import copy
+
+    return copy.deepcopy(value)
 
 
 def _resolve(source: str | Path) -> Path:
@@ -70,6 +76,8 @@ def _find(source: str | Path) -> Path:
     if path.is_file():
         return path
     if path.parent == Path("."):
+        from tcpair.paths import scenario_path  # only for a name that is not a file here
+
         shipped = scenario_path(path.name, missing_ok=True)
         if shipped is not None:
             return shipped
@@ -157,7 +165,7 @@ def _set(node: Any, parts: list[str], value: Any, where: list[str], key: str, wh
     if isinstance(node, list):
         idx = _list_index(node, part, _label(where), key, what)
         if not rest:
-            node[idx] = copy.deepcopy(value)
+            node[idx] = _deepcopy(value)
             return 1
         label = _element_label(node[idx], part)
         return _set(node[idx], rest, value, [*where, label], key, what)
@@ -182,14 +190,14 @@ def _set_all(node: Any, parts: list[str], value: Any, where: list[str], key: str
     done = 0
     for part, item in items:
         if not rest:
-            node[int(part) if isinstance(node, list) else part] = copy.deepcopy(value)
+            node[int(part) if isinstance(node, list) else part] = _deepcopy(value)
             done += 1
             continue
         if not isinstance(item, dict | list):
             label = _label([*where, _element_label(item, part)])
             raise ScenarioError(f"{what} {key}: {label} is not a table")
         label = _element_label(item, part)
-        done += _set(item, rest, copy.deepcopy(value), [*where, label], key, what)
+        done += _set(item, rest, _deepcopy(value), [*where, label], key, what)
     return done
 
 
@@ -244,13 +252,36 @@ def apply_overrides(
     element is added; ``*`` addresses every element (``flows.*.variant``).
     ``seed`` sets ``run.seed``.
     """
-    out = copy.deepcopy(dict(scenario))
-    for key, value in override_items(overrides):
-        set_path(out, key, value)
-    if seed is not None:
-        set_path(out, "run.seed", check_seed(seed))
+    out = _deepcopy(dict(scenario))
+    _override(out, override_items(overrides), seed)
     check_plain(out)
     return out
+
+
+def prepare_scenario(
+    source: Mapping[str, Any] | str | Path,
+    overrides: Overrides | str | None = (),
+    *,
+    seed: int | None = None,
+) -> Scenario:
+    """``apply_overrides(load_scenario(source), overrides, seed=seed)``, the same
+    result and errors, without copying again the fresh scenario that
+    :func:`load_scenario` made, nor checking it again when nothing was overridden
+    (a seed is a whole number: it cannot make the scenario unfit for JSON)."""
+    out = load_scenario(source)
+    items = override_items(overrides)
+    _override(out, items, seed)
+    if items:
+        check_plain(out)
+    return out
+
+
+def _override(scenario: Scenario, items: list[tuple[str, Any]], seed: int | None) -> None:
+    """Set each ``(dotted key, value)`` of ``items``, then ``run.seed``, in place."""
+    for key, value in items:
+        set_path(scenario, key, value)
+    if seed is not None:
+        set_path(scenario, "run.seed", check_seed(seed))
 
 
 __all__ = [
@@ -260,5 +291,6 @@ __all__ = [
     "load_scenario",
     "override_items",
     "parse_value",
+    "prepare_scenario",
     "set_path",
 ]

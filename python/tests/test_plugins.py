@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import tcpair
-from tcpair import PluginError, ScenarioError, plugins
+from tcpair import PluginError, ScenarioError, _plugin_dirs
 from tcpair.plugins import search_dirs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ class NoMethod:
 def _fresh_imports(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's ``userparts`` module is its own (Python imports a module once)."""
     monkeypatch.delitem(sys.modules, "userparts", raising=False)
-    monkeypatch.setattr(plugins, "_dirs", [])
+    monkeypatch.setattr(_plugin_dirs, "_dirs", [])
 
 
 def _run(tcp: dict[str, Any], seed: int = 1, p: float = 0.01) -> tcpair.Result:

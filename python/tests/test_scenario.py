@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from tcpair import ScenarioError, apply_overrides, load_scenario
 from tcpair.paths import scenario_path
-from tcpair.scenario import parse_value, split_override
+from tcpair.scenario import parse_value, prepare_scenario, split_override
 
 BASE = {
     "run": {"duration": 300.0, "seed": 1},
@@ -137,6 +138,47 @@ def test_load_from_path_name_and_dict(tmp_path: Path) -> None:
     assert d["run"]["duration"] == 1.0
     shipped = load_scenario("clrp_one_link")
     assert [link["name"] for link in shipped["links"]] == ["wired", "wireless"]
+
+
+def _outcome(make: Any) -> Any:
+    """What ``make()`` returns, or the type and message of what it raises."""
+    try:
+        return make()
+    except (ScenarioError, TypeError) as exc:
+        return type(exc), str(exc)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "seed"),
+    [
+        ((), None),
+        ((), 7),
+        (["links.wireless.forward.loss.p=0.02", "flows.*.variant=newreno"], 3),
+        ({"links.wired.delay": "5ms"}, None),
+        (["links.wireless.forward.loss.p=nan"], None),
+        (["links.nowhere.delay=1ms"], None),
+        (["x=" + "[" * 70 + "]" * 70], None),
+        ({"run.duration": float("inf")}, None),
+        ((), "7"),
+        ((), True),
+    ],
+)
+def test_prepare_scenario_is_apply_overrides_of_load_scenario(
+    tmp_path: Path, overrides: Any, seed: Any
+) -> None:
+    """The run path's shortcut (no second copy, no second check without overrides)
+    gives the same scenario, or the same error, for a file and for a dict."""
+    f = tmp_path / "s.toml"
+    f.write_text(
+        '[run]\nduration = 5.0\n[[links]]\nname = "wired"\n[[links]]\nname = "wireless"\n'
+        '[[flows]]\nname = "tcp1"\nvariant = "reno"\n'
+    )
+    for source in (f, BASE):
+        expected = _outcome(
+            lambda s=source: apply_overrides(load_scenario(s), overrides, seed=seed)
+        )
+        assert _outcome(lambda s=source: prepare_scenario(s, overrides, seed=seed)) == expected
+    assert "forward" not in BASE["links"][1], "input must not be mutated"
 
 
 def test_load_errors(tmp_path: Path) -> None:
