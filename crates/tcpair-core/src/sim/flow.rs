@@ -2,8 +2,9 @@
 //! measured, and the ground truth of its lost segments.
 
 use super::accuracy::Accuracy;
+use super::delays::Delays;
 use crate::engine::{stream, SimRng, Time};
-use crate::metrics::{DropCauseKind, Histogram, SinkCounters};
+use crate::metrics::{DropCauseKind, SinkCounters};
 use crate::net::{LinkKind, Routes};
 use crate::packet::PktKind;
 use crate::scenario::FlowPlan;
@@ -62,11 +63,9 @@ pub(super) struct FlowState {
     pub base_sender: SenderStats,
     /// The scheme parts' counters at the end of the warm-up (none before).
     pub base_counters: Counters,
-    pub delay: Histogram,
-    /// Delay from a segment's first transmission to its first arrival.
-    pub e2e_delay: Histogram,
-    /// Delay from a segment's first transmission to its in-order delivery.
-    pub app_delay: Histogram,
+    /// The delay histograms (transmission to arrival, first transmission
+    /// to first arrival, first transmission to in-order delivery).
+    pub delays: Delays,
     /// First-transmission times of segments `first_base..`, for `e2e_delay`.
     pub first_tx: VecDeque<Time>,
     pub first_base: u32,
@@ -115,9 +114,7 @@ impl FlowState {
             base_sink: SinkCounters::default(),
             base_sender: SenderStats::default(),
             base_counters: Counters::new(),
-            delay: Histogram::new(),
-            e2e_delay: Histogram::new(),
-            app_delay: Histogram::new(),
+            delays: Delays::default(),
             first_tx: VecDeque::new(),
             first_base: 0,
             lost: HashMap::default(),
@@ -147,9 +144,7 @@ impl FlowState {
             PktKind::Data => {
                 prefetch_all(&self.sink);
                 prefetch(&self.sink_c);
-                prefetch(&self.delay);
-                prefetch(&self.e2e_delay);
-                prefetch(&self.app_delay);
+                self.delays.prefetch_head();
             }
             PktKind::Ack => prefetch_all(&self.sender),
         }
@@ -165,11 +160,8 @@ impl FlowState {
         match p.kind {
             PktKind::Data => {
                 // A first transmission arriving in order has the same delay
-                // in all three.
-                let delay = at.saturating_sub(p.sent_at);
-                self.delay.prefetch(delay);
-                self.e2e_delay.prefetch(delay);
-                self.app_delay.prefetch(delay);
+                // in all three, recorded once.
+                self.delays.prefetch(at.saturating_sub(p.sent_at));
                 if let Some(t) = p.seq.checked_sub(self.first_base) {
                     if let Some(t) = self.first_tx.get(t as usize) {
                         prefetch(t);
@@ -214,8 +206,6 @@ impl FlowState {
         self.base_sink = self.sink_c;
         self.base_sender = *self.sender.stats();
         self.base_counters = self.counters();
-        self.delay.clear();
-        self.e2e_delay.clear();
-        self.app_delay.clear();
+        self.delays.clear();
     }
 }

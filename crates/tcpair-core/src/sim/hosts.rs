@@ -46,20 +46,25 @@ impl Sim {
         f.sink
             .on_data_tagged(now, p.seq, p.sent_at, &p.syn, &mut self.sink_out);
         f.sink_c.arrived += 1;
+        let rcv_nxt = f.sink.rcv_nxt();
+        let first = f.first_tx_of(p.seq);
         if self.sink_out.duplicate {
             f.sink_c.duplicates += 1;
+        } else if first == Some(p.sent_at) && rcv_before == p.seq && rcv_nxt == p.seq + 1 {
+            // A first transmission delivered in order at once: the same
+            // delay in all three histograms.
+            f.delays.record_all(now - p.sent_at);
         } else {
-            f.delay.record(now - p.sent_at);
-            if let Some(t0) = f.first_tx_of(p.seq) {
-                f.e2e_delay.record(now - t0);
+            f.delays.record_delay(now - p.sent_at);
+            if let Some(t0) = first {
+                f.delays.record_e2e(now - t0);
             }
-        }
-        // Segments delivered in order to the application now: their delay
-        // from first transmission includes any wait behind a hole.
-        let rcv_nxt = f.sink.rcv_nxt();
-        for seq in rcv_before..rcv_nxt {
-            if let Some(t0) = f.first_tx_of(seq) {
-                f.app_delay.record(now - t0);
+            // Segments delivered in order to the application now: their delay
+            // from first transmission includes any wait behind a hole.
+            for seq in rcv_before..rcv_nxt {
+                if let Some(t0) = f.first_tx_of(seq) {
+                    f.delays.record_app(now - t0);
+                }
             }
         }
         // Segments below rcv_nxt can only arrive again as duplicates.
