@@ -1,8 +1,6 @@
-use crate::engine::{Time, SEC};
+use crate::engine::{Ring, Time, SEC};
 use crate::impair::Pipeline;
 use crate::packet::NodeId;
-
-use super::departures::Departures;
 
 /// What kind of medium a link models; recorded with every drop so each loss
 /// is attributed to the wired or the wireless part of the path.
@@ -47,7 +45,7 @@ pub struct LinkDir {
     pub bandwidth_bps: u64,
     /// Finish times of accepted packets whose transmission has not ended.
     /// Front is the packet on the wire (if its start has passed).
-    departures: Departures,
+    departures: Ring<Time>,
     pub to: NodeId,
     /// Maximum packets waiting (not counting the one being transmitted), as
     /// ns-2's `DropTail` `limit_`.
@@ -96,7 +94,7 @@ impl LinkDir {
             // Grows with what is queued, not with the limit: a direction that
             // never queues (most of the 40,000 at 10,000 flows: ACK directions,
             // fast wired hops) holds a few entries, not a limit's worth.
-            departures: Departures::default(),
+            departures: Ring::default(),
             to,
             queue_limit,
             // 0 bytes take 1 ns (at most) on any line: 32 bits hold it.

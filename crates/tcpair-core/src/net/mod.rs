@@ -5,7 +5,6 @@
 //! packet's arrival at the far end. Queue occupancy is derived from the
 //! departure times still in the future.
 
-mod departures;
 mod link;
 mod routes;
 pub mod wifi;
