@@ -109,7 +109,7 @@ impl<T: Copy> QuadHeap<T> {
     }
 
     /// Remove the earliest entry.
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop(&mut self) -> Option<Scheduled<T>> {
         let last = self.v.pop()?;
         if self.v.is_empty() {

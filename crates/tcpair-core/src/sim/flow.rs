@@ -3,7 +3,7 @@
 
 use super::accuracy::Accuracy;
 use super::delays::Delays;
-use crate::engine::{stream, SimRng, Time};
+use crate::engine::{stream, Ring, SimRng, Time};
 use crate::metrics::{DropCauseKind, SinkCounters};
 use crate::net::{LinkKind, Routes};
 use crate::packet::PktKind;
@@ -67,7 +67,7 @@ pub(super) struct FlowState {
     /// to first arrival, first transmission to in-order delivery).
     pub delays: Delays,
     /// First-transmission times of segments `first_base..`, for `e2e_delay`.
-    pub first_tx: VecDeque<Time>,
+    pub first_tx: Ring<Time>,
     pub first_base: u32,
     /// Ground truth: segment -> cause of its latest drop not yet followed by
     /// a delivery. Looked up when the sender retransmits.
@@ -115,7 +115,7 @@ impl FlowState {
             base_sender: SenderStats::default(),
             base_counters: Counters::new(),
             delays: Delays::default(),
-            first_tx: VecDeque::new(),
+            first_tx: Ring::default(),
             first_base: 0,
             lost: HashMap::default(),
             lost_mixed: HashSet::default(),
@@ -163,7 +163,7 @@ impl FlowState {
                 // in all three, recorded once.
                 self.delays.prefetch(at.saturating_sub(p.sent_at));
                 if let Some(t) = p.seq.checked_sub(self.first_base) {
-                    if let Some(t) = self.first_tx.get(t as usize) {
+                    if let Some(t) = self.first_tx.get(t) {
                         prefetch(t);
                     }
                 }
@@ -189,7 +189,7 @@ impl FlowState {
     /// When segment `seq` was first transmitted (if still remembered).
     pub fn first_tx_of(&self, seq: u32) -> Option<Time> {
         let i = seq.checked_sub(self.first_base)?;
-        self.first_tx.get(i as usize).copied()
+        self.first_tx.get(i).copied()
     }
 
     /// The scheme parts' counters of both end points, now.

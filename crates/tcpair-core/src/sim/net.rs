@@ -21,27 +21,31 @@ impl Sim {
                 self.deliver_local(pkt);
                 true
             }
-            Some(dir) => {
-                let now = self.q.now();
-                let size = p.size;
-                let d = &mut self.topo.dirs[dir as usize];
-                if let Some(m) = d.medium {
-                    return self.wifi_offer(m, dir, pkt);
+            Some(dir) => self.offer(dir, pkt),
+        }
+    }
+
+    /// Offer `pkt` to link direction `dir`; false if its queue dropped it.
+    #[inline]
+    fn offer(&mut self, dir: DirId, pkt: PktRef) -> bool {
+        let now = self.q.now();
+        let size = self.arena.get(pkt).size;
+        let d = &mut self.topo.dirs[dir as usize];
+        if let Some(m) = d.medium {
+            return self.wifi_offer(m, dir, pkt);
+        }
+        match d.offer(now, size) {
+            Accept::ArrivesAt(t) => {
+                self.arena.get_mut(pkt).hop += 1;
+                self.q.schedule_in(dir, t, Ev::Arrive { dir, pkt });
+                if self.trace.is_some() {
+                    self.trace_link(dir, pkt, t);
                 }
-                match d.offer(now, size) {
-                    Accept::ArrivesAt(t) => {
-                        self.arena.get_mut(pkt).hop += 1;
-                        self.q.schedule_in(dir, t, Ev::Arrive { dir, pkt });
-                        if self.trace.is_some() {
-                            self.trace_link(dir, pkt, t);
-                        }
-                        true
-                    }
-                    Accept::QueueFull => {
-                        self.record_drop(dir, pkt, DropCauseKind::Queue);
-                        false
-                    }
-                }
+                true
+            }
+            Accept::QueueFull => {
+                self.record_drop(dir, pkt, DropCauseKind::Queue);
+                false
             }
         }
     }
@@ -69,6 +73,7 @@ impl Sim {
         self.forward(pkt);
     }
 
+    #[inline]
     pub(super) fn on_arrive(&mut self, dir: DirId, pkt: PktRef) {
         let now = self.q.now();
         if self.trace.is_some() {
@@ -86,6 +91,15 @@ impl Sim {
         let size = self.arena.get(pkt).size;
         let entered = d.entered_at(now, size);
         let pipeline = d.pipeline_mut().expect("a direction with impairments");
+        if pipeline.judges_alone() {
+            // No stage holds packets back: this arrival is delivered or
+            // dropped now, and nothing else is released.
+            match pipeline.judge(now, entered, size) {
+                None => self.at_node(dir, pkt),
+                Some(cause) => self.record_drop(dir, pkt, cause.into()),
+            }
+            return;
+        }
         let arena = &mut self.arena;
         let counters = &mut self.counters;
         let mut clone = |h: u32| -> u32 {
@@ -119,13 +133,7 @@ impl Sim {
         for o in out.drain(..) {
             match o {
                 PipeOut::Deliver(h) => self.at_node(dir, h),
-                PipeOut::Drop(h, cause) => {
-                    let c = match cause {
-                        DropCause::Corruption => DropCauseKind::Corruption,
-                        DropCause::Outage => DropCauseKind::Outage,
-                    };
-                    self.record_drop(dir, h, c);
-                }
+                PipeOut::Drop(h, cause) => self.record_drop(dir, h, cause.into()),
             }
         }
         let pipeline = self.topo.dirs[dir as usize].pipeline();
@@ -138,6 +146,8 @@ impl Sim {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     pub(super) fn record_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
         let p = *self.arena.get(pkt);
         let link_kind = self.topo.dirs[dir as usize].kind;
@@ -192,5 +202,14 @@ impl Sim {
     /// Packets allocated in the arena (must equal `in_flight()`).
     pub fn arena_live(&self) -> usize {
         self.arena.live()
+    }
+}
+
+impl From<DropCause> for DropCauseKind {
+    fn from(c: DropCause) -> Self {
+        match c {
+            DropCause::Corruption => DropCauseKind::Corruption,
+            DropCause::Outage => DropCauseKind::Outage,
+        }
     }
 }
