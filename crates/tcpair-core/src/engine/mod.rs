@@ -3,6 +3,7 @@
 //! Nothing here knows about packets, links or TCP. Time is an integer count of
 //! nanoseconds so that event ordering never depends on floating-point rounding.
 
+pub mod fmath;
 mod heap;
 mod prefetch;
 mod queue;

@@ -151,7 +151,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// [`Self::schedule`] through lane `lane`: the same order of events, in
     /// less heap when the lane's events come in time order.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_in(&mut self, lane: u32, at: Time, event: E) {
         let (time, seq) = self.stamp(at);
         let fifo = &mut self.lanes[lane as usize].0;

@@ -168,7 +168,7 @@ impl LinkDir {
     }
 
     /// Packets waiting at `now` (excluding the one being transmitted).
-    #[inline]
+    #[inline(always)]
     pub fn waiting(&mut self, now: Time) -> u32 {
         while let Some(&f) = self.departures.front() {
             if f <= now {
@@ -181,7 +181,7 @@ impl LinkDir {
     }
 
     /// Offer a packet of `size` bytes at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn offer(&mut self, now: Time, size: u32) -> Accept {
         let waiting = self.waiting(now);
         if !self.departures.is_empty() && waiting >= self.queue_limit {

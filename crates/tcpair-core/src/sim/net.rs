@@ -28,6 +28,14 @@ impl Sim {
     /// Offer `pkt` to link direction `dir`; false if its queue dropped it.
     #[inline]
     fn offer(&mut self, dir: DirId, pkt: PktRef) -> bool {
+        self.offer_with(dir, pkt, false)
+    }
+
+    /// [`Self::offer`]; with `keep`, a packet the queue drops is recorded
+    /// but stays allocated (the caller shows it to the BS agents, then frees
+    /// it). `dir` must not be on a shared medium when `keep` is set.
+    #[inline(always)]
+    pub(super) fn offer_with(&mut self, dir: DirId, pkt: PktRef, keep: bool) -> bool {
         let now = self.q.now();
         let size = self.arena.get(pkt).size;
         let d = &mut self.topo.dirs[dir as usize];
@@ -44,7 +52,11 @@ impl Sim {
                 true
             }
             Accept::QueueFull => {
-                self.record_drop(dir, pkt, DropCauseKind::Queue);
+                if keep {
+                    self.note_drop(dir, pkt, DropCauseKind::Queue);
+                } else {
+                    self.record_drop(dir, pkt, DropCauseKind::Queue);
+                }
                 false
             }
         }
@@ -146,9 +158,19 @@ impl Sim {
         }
     }
 
+    /// Record the drop of `pkt` and free it.
     #[cold]
     #[inline(never)]
     pub(super) fn record_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
+        self.note_drop(dir, pkt, cause);
+        self.arena.free(pkt);
+    }
+
+    /// Record the drop of `pkt` (its row, its ground truth, the trace),
+    /// leaving it allocated.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
         let p = *self.arena.get(pkt);
         let link_kind = self.topo.dirs[dir as usize].kind;
         if self.trace.is_some() {
@@ -183,7 +205,6 @@ impl Sim {
             }
         }
         self.counters.dropped += 1;
-        self.arena.free(pkt);
     }
 
     /// Packets currently inside the network (queued, on a wire, or held by an

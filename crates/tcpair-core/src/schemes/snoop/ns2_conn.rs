@@ -61,7 +61,7 @@ impl Conn {
     /// `timeout()`: max(srtt + 4 rttvar, snoopTick_), in nanoseconds.
     pub(super) fn timeout(&self, p: &Ns2Params) -> Time {
         let t = (self.srtt + 4.0 * self.rttvar).max(p.snoop_tick);
-        (t * 1e9).round() as Time
+        crate::engine::fmath::round(t * 1e9) as Time
     }
 
     /// `snoop_rtt()`: the old estimate weighs `g`, the sample 1 - g; the
@@ -126,7 +126,11 @@ pub(super) fn insert(conn: &mut Conn, pkt: &Packet, now: Time) -> Insert {
         num_rxmit: 0,
         sender_rxmit: false,
     };
-    conn.cache.insert(at, e);
+    if at == conn.cache.len() {
+        conn.cache.push_back(e); // in order, the usual case
+    } else {
+        conn.cache.insert(at, e);
+    }
     if seq < conn.last_seen {
         // A sender retransmission or a reordered packet: if it heads the
         // cache, its DUPACKs are the sender's.

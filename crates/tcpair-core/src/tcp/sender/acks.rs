@@ -118,7 +118,7 @@ impl TcpSender {
         let outstanding = seq - self.snd_una;
         if seq >= self.limit
             || outstanding + 1 > self.cfg.window
-            || f64::from(outstanding + 1) > super::floor(self.cwnd) + 2.0
+            || f64::from(outstanding + 1) > crate::engine::fmath::floor(self.cwnd) + 2.0
         {
             return;
         }

@@ -349,7 +349,7 @@ impl TcpSender {
 
     fn effective_window(&self) -> u32 {
         let extra = self.clrp.as_ref().map_or(0, ClrpMh::extra);
-        let c = floor(self.cwnd) + f64::from(extra);
+        let c = crate::engine::fmath::floor(self.cwnd) + f64::from(extra);
         let c = if c >= f64::from(u32::MAX) {
             u32::MAX
         } else {
@@ -411,20 +411,6 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rto.rto());
         }
-    }
-}
-
-/// `x.floor()`, without the call into the maths library that `f64::floor`
-/// is on a target without SSE4.1 (the sender takes it for every ACK): a
-/// positive value below 2^52 converts to an integer exactly by truncation,
-/// which is its floor; anything else (0, -0, negatives, NaN, huge) is left to
-/// `f64::floor`.
-#[inline]
-pub(super) fn floor(x: f64) -> f64 {
-    if x > 0.0 && x < 4_503_599_627_370_496.0 {
-        (x as i64) as f64
-    } else {
-        x.floor()
     }
 }
 
