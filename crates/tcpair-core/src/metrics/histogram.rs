@@ -94,7 +94,7 @@ impl Histogram {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, v: u64) {
         let i = Self::index(v);
         let g = i / SUB as usize;
@@ -119,6 +119,7 @@ impl Histogram {
 
     /// The index in `groups` of group `g` (allocated now if it has no
     /// samples yet), remembered as `last`.
+    #[inline(never)]
     fn slot_of(&mut self, g: usize) -> usize {
         let slot = match self.slot[g] {
             0 => self.add_group(g),

@@ -64,7 +64,7 @@ impl Sim {
 
     /// `pkt` has reached the far end of `in_dir`: through the node's BS
     /// agents (if it has any and the packet goes on), then onward.
-    #[inline]
+    #[inline(always)]
     pub(super) fn at_node(&mut self, in_dir: DirId, pkt: PktRef) {
         let node = self.topo.dirs[in_dir as usize].to;
         if self.mobility.is_some() {
