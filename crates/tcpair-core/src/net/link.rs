@@ -183,10 +183,16 @@ impl LinkDir {
     /// Offer a packet of `size` bytes at `now`.
     #[inline(always)]
     pub fn offer(&mut self, now: Time, size: u32) -> Accept {
-        let waiting = self.waiting(now);
-        if !self.departures.is_empty() && waiting >= self.queue_limit {
-            self.queue_drops += 1;
-            return Accept::QueueFull;
+        // The finished transmissions are forgotten only when the count of
+        // those remembered could reach the limit or the peak (a count that
+        // is too high by the finished ones cannot reach either otherwise).
+        let remembered = self.departures.len();
+        if remembered > self.queue_limit.min(self.peak_queue) {
+            let waiting = self.waiting(now);
+            if !self.departures.is_empty() && waiting >= self.queue_limit {
+                self.queue_drops += 1;
+                return Accept::QueueFull;
+            }
         }
         let start = self.busy_until.max(now);
         let finish = start + self.tx_time_caching(size);
