@@ -3,7 +3,9 @@
 //! a lane of the event queue.
 
 /// A FIFO whose capacity is a power of two (or 0 before the first push): it
-/// grows with what is queued and never shrinks.
+/// grows with what is queued and never shrinks. The capacity is changed by
+/// [`Ring::grow`] alone, which keeps it a power of two: the unchecked
+/// indexing below relies on it.
 #[derive(Debug, Clone)]
 pub struct Ring<T> {
     buf: Box<[T]>,
@@ -43,8 +45,11 @@ impl<T: Copy> Ring<T> {
         if i >= self.len {
             return None;
         }
-        self.buf
-            .get((self.head as usize + i as usize) & self.mask())
+        let k = (self.head as usize + i as usize) & self.mask();
+        // SAFETY: `i < len <= capacity`, so the capacity is not 0; it is a
+        // power of two (`grow`), so `mask` is `capacity - 1` and `k`, masked
+        // by it, is below the capacity: in bounds.
+        Some(unsafe { self.buf.get_unchecked(k) })
     }
 
     #[inline]
@@ -72,7 +77,10 @@ impl<T: Copy> Ring<T> {
             self.grow(x);
         }
         let i = (self.head as usize + self.len as usize) & self.mask();
-        self.buf[i] = x;
+        // SAFETY: after the check above the capacity exceeds `len`, so it is
+        // not 0; it is a power of two (`grow`), so `i`, masked by capacity -
+        // 1, is below it: in bounds.
+        unsafe { *self.buf.get_unchecked_mut(i) = x };
         self.len += 1;
     }
 
