@@ -109,7 +109,7 @@ impl<T: Copy> QuadHeap<T> {
     }
 
     /// Remove the earliest entry.
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop(&mut self) -> Option<Scheduled<T>> {
         let last = self.v.pop()?;
         if self.v.is_empty() {
@@ -121,14 +121,47 @@ impl<T: Copy> QuadHeap<T> {
     }
 
     /// Replace the earliest entry by `x` (one sift instead of a pop and a push).
-    #[inline]
+    #[inline(always)]
     pub(super) fn replace_top(&mut self, x: Scheduled<T>) {
         self.sift_down(x);
     }
 
     /// Put `x` at the root's place and move it down to where it belongs.
-    #[inline]
+    #[inline(always)]
     fn sift_down(&mut self, x: Scheduled<T>) {
+        if self.v.len() <= Self::ARITY + 1 {
+            self.sift_down_one_level(x);
+        } else {
+            self.sift_down_levels(x);
+        }
+    }
+
+    /// [`Self::sift_down`] in a heap of the root and its children alone (a
+    /// handful of pending events: one flow's busy links and timers): `x` or
+    /// the earliest child becomes the root. The children are compared
+    /// without branches, as a tournament.
+    #[inline(always)]
+    fn sift_down_one_level(&mut self, x: Scheduled<T>) {
+        let pick =
+            |a: (usize, u128), b: (usize, u128)| std::hint::select_unpredictable(b.1 < a.1, b, a);
+        let v = &self.v;
+        let k = |c: usize| (c, v[c].key());
+        let xk = (0, x.key());
+        let best = match v.len() {
+            5 => pick(pick(k(1), k(2)), pick(pick(k(3), k(4)), xk)),
+            4 => pick(pick(k(1), k(2)), pick(k(3), xk)),
+            3 => pick(pick(k(1), k(2)), xk),
+            2 => pick(k(1), xk),
+            _ => xk,
+        };
+        if best.0 != 0 {
+            self.v[0] = self.v[best.0];
+        }
+        self.v[best.0] = x;
+    }
+
+    #[inline(never)]
+    fn sift_down_levels(&mut self, x: Scheduled<T>) {
         let n = self.v.len();
         let mut i = 0;
         loop {

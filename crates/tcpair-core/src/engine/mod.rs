@@ -3,14 +3,17 @@
 //! Nothing here knows about packets, links or TCP. Time is an integer count of
 //! nanoseconds so that event ordering never depends on floating-point rounding.
 
+pub mod fmath;
 mod heap;
 mod prefetch;
 mod queue;
+mod ring;
 mod rng;
 mod time;
 
 pub use heap::Scheduled;
 pub use prefetch::{prefetch, prefetch_all};
 pub use queue::EventQueue;
+pub use ring::Ring;
 pub use rng::{stream, stream_seed, SimRng, StreamName};
 pub use time::{secs, to_secs, Time, MS, NS, SEC, US};

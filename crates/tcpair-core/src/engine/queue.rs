@@ -1,5 +1,5 @@
 use super::heap::QuadHeap;
-use super::{Scheduled, Time};
+use super::{Ring, Scheduled, Time};
 use std::collections::VecDeque;
 
 /// A heap entry: an event, and the lane it heads ([`NO_LANE`] if none).
@@ -15,7 +15,7 @@ const NO_LANE: u32 = u32::MAX;
 /// so that a lane's bookkeeping is one cache line (prefetching reads it).
 #[derive(Debug)]
 #[repr(align(32))]
-struct Lane<E>(VecDeque<Scheduled<E>>);
+struct Lane<E>(Ring<Scheduled<E>>);
 
 /// Heap event queue (a 4-ary min-heap) with FIFO lanes.
 ///
@@ -70,7 +70,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_lanes_and_capacity(lanes: usize, capacity: usize) -> Self {
         Self {
             heap: QuadHeap::with_capacity(capacity),
-            lanes: (0..lanes).map(|_| Lane(VecDeque::new())).collect(),
+            lanes: (0..lanes).map(|_| Lane(Ring::default())).collect(),
             in_lanes: 0,
             next_seq: 0,
             now: 0,
@@ -157,7 +157,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// [`Self::schedule`] through lane `lane`: the same order of events, in
     /// less heap when the lane's events come in time order.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_in(&mut self, lane: u32, at: Time, event: E) {
         let (time, seq) = self.stamp(at);
         let fifo = &mut self.lanes[lane as usize].0;
@@ -191,6 +191,9 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
+        if self.ahead.is_empty() {
+            return self.heap.peek().map(|s| s.time);
+        }
         if self.heap_first()? {
             self.heap.peek().map(|s| s.time)
         } else {
@@ -228,6 +231,14 @@ impl<E: Copy> EventQueue<E> {
     /// Remove the earliest event and advance `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<Scheduled<E>> {
+        if self.depth == 0 && self.ahead.is_empty() {
+            // Nothing is taken ahead of time: the heap's first event is next.
+            self.heap.peek()?;
+            let s = self.take_heap();
+            self.now = s.time;
+            self.popped += 1;
+            return Some(s);
+        }
         let s = if self.heap_first()? {
             self.take_heap()
         } else {
@@ -269,7 +280,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Take the heap's earliest event (the heap is not empty); a lane's next
     /// event takes its head's place.
-    #[inline]
+    #[inline(always)]
     fn take_heap(&mut self) -> Scheduled<E> {
         let top = *self.heap.peek().expect("a pending event");
         let lane = top.event.lane;

@@ -138,6 +138,28 @@ impl Pipeline {
             && self.reorder.is_none()
     }
 
+    /// No stage holds packets back (no duplicate nor reorder stage): each
+    /// arrival is delivered or dropped at once, by [`Self::judge`].
+    #[inline]
+    pub fn judges_alone(&self) -> bool {
+        self.duplicate.is_none() && self.reorder.is_none()
+    }
+
+    /// [`Self::on_arrival`] of a pipeline that [`Self::judges_alone`]: the
+    /// cause if the packet is dropped, None if it is delivered (the same
+    /// decisions and draws, without the output list).
+    #[inline]
+    pub fn judge(&mut self, now: Time, entered_at: Time, size: u32) -> Option<DropCause> {
+        debug_assert!(self.judges_alone());
+        if self.outages.as_ref().is_some_and(|o| o.active(entered_at)) {
+            return Some(DropCause::Outage);
+        }
+        let l = self.loss.as_mut()?;
+        l.model
+            .is_lost(now, size, &mut l.rng)
+            .then_some(DropCause::Corruption)
+    }
+
     /// Packet `h` of `size` bytes reaches the end of the link at `now`; it
     /// entered the link at `entered_at`. `clone` copies a handle in the
     /// caller's arena (used by duplicate). Decisions are appended to `out` in

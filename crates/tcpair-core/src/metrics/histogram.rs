@@ -94,7 +94,7 @@ impl Histogram {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, v: u64) {
         let i = Self::index(v);
         let g = i / SUB as usize;
@@ -108,7 +108,7 @@ impl Histogram {
             Some(next) => *c = next,
             None => {
                 *c = 0;
-                self.carry(i);
+                self.carry(i, 1);
             }
         }
         self.n += 1;
@@ -119,6 +119,7 @@ impl Histogram {
 
     /// The index in `groups` of group `g` (allocated now if it has no
     /// samples yet), remembered as `last`.
+    #[inline(never)]
     fn slot_of(&mut self, g: usize) -> usize {
         let slot = match self.slot[g] {
             0 => self.add_group(g),
@@ -138,14 +139,14 @@ impl Histogram {
         self.groups.len() - 1
     }
 
-    /// Bucket `i`'s `u32` count wrapped: remember the 2^32 it held.
+    /// Bucket `i`'s `u32` count wrapped `k` times: remember the `k` 2^32 it held.
     #[cold]
-    fn carry(&mut self, i: usize) {
+    fn carry(&mut self, i: usize, k: u64) {
         // GROUPS * SUB = 7,424 buckets: an index fits a u16.
         let i = i as u16;
         match self.carries.iter_mut().find(|(b, _)| *b == i) {
-            Some((_, k)) => *k += 1,
-            None => self.carries.push((i, 1)),
+            Some((_, c)) => *c += k,
+            None => self.carries.push((i, k)),
         }
     }
 
@@ -197,6 +198,34 @@ impl Histogram {
             }
         }
         Some(self.max as f64)
+    }
+
+    /// Add every sample of `other`, as if each had been recorded here: the
+    /// counts, totals and extremes are sums and bounds, so the result does
+    /// not depend on the order of samples.
+    pub fn merge(&mut self, other: &Histogram) {
+        if other.n == 0 {
+            return;
+        }
+        for g in (0..GROUPS).filter(|&g| other.slot[g] != 0) {
+            let theirs = &other.groups[usize::from(other.slot[g]) - 1];
+            let slot = self.slot_of(g);
+            for (j, &c) in theirs.iter().enumerate() {
+                let mine = &mut self.groups[slot][j];
+                let (sum, wrapped) = mine.overflowing_add(c);
+                *mine = sum;
+                if wrapped {
+                    self.carry(g * SUB as usize + j, 1);
+                }
+            }
+        }
+        for &(b, k) in &other.carries {
+            self.carry(usize::from(b), k);
+        }
+        self.n += other.n;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
     }
 
     /// Forget every sample (the groups stay allocated, zeroed).
@@ -278,7 +307,43 @@ mod tests {
         assert_eq!(h.count_at(i), 0);
     }
 
+    #[test]
+    fn merged_carries_add_up() {
+        let (mut a, mut b) = (Histogram::new(), Histogram::new());
+        for h in [&mut a, &mut b] {
+            h.record(1000);
+            let i = Histogram::index(1000);
+            let slot = usize::from(h.slot[i / SUB as usize]) - 1;
+            h.groups[slot][i % SUB as usize] = u32::MAX;
+            h.n = u64::from(u32::MAX);
+            h.record(1000); // wraps: a carry of 2^32
+            h.record(1000);
+        }
+        a.merge(&b);
+        let i = Histogram::index(1000);
+        assert_eq!(a.count_at(i), 2 * ((1u64 << 32) + 1));
+        assert_eq!(a.count(), 2 * ((1u64 << 32) + 1));
+    }
+
     proptest! {
+        /// Merging two histograms gives what recording every sample in one
+        /// gives: the same quantiles, mean, count and bounds, bit for bit.
+        #[test]
+        fn merge_is_recording_the_union(
+            a in proptest::collection::vec(0u64..u64::MAX >> 1, 0..200),
+            b in proptest::collection::vec(0u64..1u64 << 40, 0..200),
+            q in 0.0f64..=1.0,
+        ) {
+            let (mut ha, mut hb, mut all) = (Histogram::new(), Histogram::new(), Histogram::new());
+            a.iter().for_each(|&v| { ha.record(v); all.record(v); });
+            b.iter().for_each(|&v| { hb.record(v); all.record(v); });
+            ha.merge(&hb);
+            prop_assert_eq!(ha.count(), all.count());
+            prop_assert_eq!(ha.mean().map(f64::to_bits), all.mean().map(f64::to_bits));
+            prop_assert_eq!(ha.quantile(q).map(f64::to_bits), all.quantile(q).map(f64::to_bits));
+            prop_assert_eq!((ha.min, ha.max, ha.sum), (all.min, all.max, all.sum));
+        }
+
         #[test]
         fn quantiles_match_the_dense_layout(vs in proptest::collection::vec(0u64..u64::MAX, 1..300), q in 0.0f64..=1.0) {
             let mut h = Histogram::new();

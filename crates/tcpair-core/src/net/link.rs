@@ -1,7 +1,6 @@
-use crate::engine::{Time, SEC};
+use crate::engine::{Ring, Time, SEC};
 use crate::impair::Pipeline;
 use crate::packet::NodeId;
-use std::collections::VecDeque;
 
 /// What kind of medium a link models; recorded with every drop so each loss
 /// is attributed to the wired or the wireless part of the path.
@@ -33,7 +32,8 @@ pub enum Accept {
 ///
 /// Laid out for the many-flow case (`repr(C)`, 128 bytes, aligned to a
 /// cache line): the first line holds what accepting a packet reads (the
-/// line's state and its departure times), the second what an arrival reads
+/// line's state, its departure times and the serialization time of the
+/// last size sent), the second what an arrival reads
 /// (the far end, the packet count, whether the impairment pipeline can be
 /// skipped) and the counters; the pipeline itself lives out of line, since
 /// most directions have none.
@@ -45,11 +45,16 @@ pub struct LinkDir {
     pub bandwidth_bps: u64,
     /// Finish times of accepted packets whose transmission has not ended.
     /// Front is the packet on the wire (if its start has passed).
-    departures: VecDeque<Time>,
+    departures: Ring<Time>,
     pub to: NodeId,
     /// Maximum packets waiting (not counting the one being transmitted), as
     /// ns-2's `DropTail` `limit_`.
     pub queue_limit: u32,
+    /// The serialization time of `tx_size` bytes (`tx_time`), remembered
+    /// when it fits 32 bits: a direction mostly carries one size of packet,
+    /// and the exact time is a 128-bit division.
+    tx_size: u32,
+    tx_ns: u32,
     /// Packets accepted and not yet handed to the far end (on the wire or queued).
     pub in_transit: u64,
     /// `(medium, from station, to station)` when this hop is on a shared
@@ -89,9 +94,12 @@ impl LinkDir {
             // Grows with what is queued, not with the limit: a direction that
             // never queues (most of the 40,000 at 10,000 flows: ACK directions,
             // fast wired hops) holds a few entries, not a limit's worth.
-            departures: VecDeque::new(),
+            departures: Ring::default(),
             to,
             queue_limit,
+            // 0 bytes take 1 ns (at most) on any line: 32 bits hold it.
+            tx_size: 0,
+            tx_ns: exact_tx_time(bandwidth_bps, 0) as u32,
             in_transit: 0,
             medium: None,
             kind,
@@ -127,9 +135,24 @@ impl LinkDir {
     /// cycle of events can run without simulated time moving forward.
     #[inline]
     pub fn tx_time(&self, size: u32) -> Time {
-        let bits = u128::from(size) * 8 * u128::from(SEC);
-        let bw = u128::from(self.bandwidth_bps);
-        (((bits + bw / 2) / bw) as Time).max(1)
+        if size == self.tx_size {
+            Time::from(self.tx_ns)
+        } else {
+            exact_tx_time(self.bandwidth_bps, size)
+        }
+    }
+
+    /// [`Self::tx_time`], remembered for the next packet of the same size.
+    #[inline]
+    fn tx_time_caching(&mut self, size: u32) -> Time {
+        if size == self.tx_size {
+            return Time::from(self.tx_ns);
+        }
+        let t = exact_tx_time(self.bandwidth_bps, size);
+        if let Ok(ns) = u32::try_from(t) {
+            (self.tx_size, self.tx_ns) = (size, ns);
+        }
+        t
     }
 
     /// Ask for the ends of the departure queue to be loaded (this
@@ -145,7 +168,7 @@ impl LinkDir {
     }
 
     /// Packets waiting at `now` (excluding the one being transmitted).
-    #[inline]
+    #[inline(always)]
     pub fn waiting(&mut self, now: Time) -> u32 {
         while let Some(&f) = self.departures.front() {
             if f <= now {
@@ -154,22 +177,28 @@ impl LinkDir {
                 break;
             }
         }
-        (self.departures.len() as u32).saturating_sub(1)
+        self.departures.len().saturating_sub(1)
     }
 
     /// Offer a packet of `size` bytes at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn offer(&mut self, now: Time, size: u32) -> Accept {
-        let waiting = self.waiting(now);
-        if !self.departures.is_empty() && waiting >= self.queue_limit {
-            self.queue_drops += 1;
-            return Accept::QueueFull;
+        // The finished transmissions are forgotten only when the count of
+        // those remembered could reach the limit or the peak (a count that
+        // is too high by the finished ones cannot reach either otherwise).
+        let remembered = self.departures.len();
+        if remembered > self.queue_limit.min(self.peak_queue) {
+            let waiting = self.waiting(now);
+            if !self.departures.is_empty() && waiting >= self.queue_limit {
+                self.queue_drops += 1;
+                return Accept::QueueFull;
+            }
         }
         let start = self.busy_until.max(now);
-        let finish = start + self.tx_time(size);
+        let finish = start + self.tx_time_caching(size);
         self.busy_until = finish;
         self.departures.push_back(finish);
-        let now_waiting = (self.departures.len() as u32).saturating_sub(1);
+        let now_waiting = self.departures.len().saturating_sub(1);
         self.peak_queue = self.peak_queue.max(now_waiting);
         self.accepted += 1;
         self.in_transit += 1;
@@ -182,6 +211,15 @@ impl LinkDir {
     pub fn entered_at(&self, arrival: Time, size: u32) -> Time {
         arrival.saturating_sub(self.delay + self.tx_time(size))
     }
+}
+
+/// Serialization time of `size` bytes at `bandwidth_bps`, rounded to the
+/// nearest ns and at least 1 ns.
+#[inline(never)]
+fn exact_tx_time(bandwidth_bps: u64, size: u32) -> Time {
+    let bits = u128::from(size) * 8 * u128::from(SEC);
+    let bw = u128::from(bandwidth_bps);
+    (((bits + bw / 2) / bw) as Time).max(1)
 }
 
 #[cfg(test)]
@@ -207,6 +245,18 @@ mod tests {
         // After the line went idle, no waiting.
         assert_eq!(d.offer(20 * MS, 1000), Accept::ArrivesAt(31 * MS));
         assert_eq!(d.entered_at(31 * MS, 1000), 20 * MS);
+    }
+
+    #[test]
+    fn remembered_tx_times_are_exact() {
+        let mut d = dir(10);
+        for size in [1000, 1000, 40, 1000, 0, 40, 40, u32::MAX, 7] {
+            let want = exact_tx_time(d.bandwidth_bps, size);
+            assert_eq!(d.tx_time(size), want);
+            assert_eq!(d.tx_time_caching(size), want);
+            assert_eq!(d.tx_time(size), want);
+        }
+        assert_eq!(std::mem::size_of::<LinkDir>(), 128);
     }
 
     #[test]

@@ -219,16 +219,28 @@ impl Arena {
 
     /// Store `p` (its `id` is overwritten with a fresh one) and return its handle.
     #[inline]
-    pub fn alloc(&mut self, mut p: Packet) -> PktRef {
-        p.id = self.next_id(p.flow);
+    pub fn alloc(&mut self, p: Packet) -> PktRef {
+        self.alloc_with(|| p)
+    }
+
+    /// [`Self::alloc`] of the packet `make` builds, built in its slot: a
+    /// packet is 152 bytes, and building it elsewhere first costs a copy.
+    #[inline(always)]
+    pub fn alloc_with(&mut self, make: impl FnOnce() -> Packet) -> PktRef {
         self.live += 1;
-        if let Some(r) = self.free.pop() {
-            self.slots[r as usize] = p;
-            r
-        } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as PktRef
-        }
+        let r = match self.free.pop() {
+            Some(r) => {
+                self.slots[r as usize] = make();
+                r
+            }
+            None => {
+                self.slots.push(make());
+                (self.slots.len() - 1) as PktRef
+            }
+        };
+        let flow = self.slots[r as usize].flow;
+        self.slots[r as usize].id = self.next_id(flow);
+        r
     }
 
     #[inline]

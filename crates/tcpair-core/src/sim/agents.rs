@@ -37,10 +37,25 @@ impl Sim {
                 return;
             }
         }
-        let p = *self.arena.get(pkt);
-        if !self.forward(pkt) {
-            for i in from..to {
-                self.agents[i as usize].on_queue_drop(now, &p);
+        let p = self.arena.get(pkt);
+        match self.routes.hop(p.path, p.hop) {
+            Some(dir) if self.topo.dirs[dir as usize].medium.is_none() => {
+                // A packet the queue drops stays allocated until the
+                // agents have seen it: no copy of it is needed.
+                if !self.offer_with(dir, pkt, true) {
+                    for i in from..to {
+                        self.agents[i as usize].on_queue_drop(now, self.arena.get(pkt));
+                    }
+                    self.arena.free(pkt);
+                }
+            }
+            _ => {
+                let p = *p;
+                if !self.forward(pkt) {
+                    for i in from..to {
+                        self.agents[i as usize].on_queue_drop(now, &p);
+                    }
+                }
             }
         }
     }

@@ -6,8 +6,8 @@ use super::{Ev, Sim};
 use crate::engine::Time;
 use crate::metrics::trace::TraceKind;
 use crate::metrics::{RecoveryKind, RecoveryRecord};
-use crate::packet::{FlowId, Packet, PktKind, PktRef, Retx};
-use crate::tcp::{AckInfo, RecoveryEvent};
+use crate::packet::{FlowId, Packet, PktKind, PktRef, Retx, SynTags};
+use crate::tcp::{AckInfo, RecoveryEvent, SendSeg};
 use rand::Rng;
 
 impl Sim {
@@ -20,25 +20,50 @@ impl Sim {
         self.apply_sender_output(flow);
     }
 
+    /// `pkt` reached its end point: the receiver takes data, the sender an
+    /// ACK. Only what they read is taken from the packet (it is 152 bytes).
+    #[inline(never)]
     pub(super) fn deliver_local(&mut self, pkt: PktRef) {
-        let p = *self.arena.get(pkt);
-        self.arena.free(pkt);
         self.counters.delivered += 1;
         if self.trace.is_some() {
-            let (kind, node) = match p.kind {
-                PktKind::Data => (TraceKind::Receive, p.dst),
-                PktKind::Ack => (TraceKind::AckReceived, p.dst),
-            };
-            let now = self.q.now();
-            self.trace_packet(now, kind, &p, (node, None), "");
+            self.deliver_traced(pkt);
+            return;
         }
+        let p = self.arena.get(pkt);
         match p.kind {
-            PktKind::Data => self.on_data_at_sink(&p),
-            PktKind::Ack => self.on_ack_at_sender(&p),
+            PktKind::Data => {
+                let d = DataIn::of(p);
+                self.arena.free(pkt);
+                self.on_data_at_sink(&d, None);
+            }
+            PktKind::Ack => {
+                let (flow, info) = (p.flow, AckInfo::of(p));
+                self.arena.free(pkt);
+                self.on_ack_at_sender(flow, info);
+            }
         }
     }
 
-    pub(super) fn on_data_at_sink(&mut self, p: &Packet) {
+    /// [`Self::deliver_local`] with the event trace on (which shows whole packets).
+    #[cold]
+    #[inline(never)]
+    fn deliver_traced(&mut self, pkt: PktRef) {
+        let p = *self.arena.get(pkt);
+        self.arena.free(pkt);
+        let (kind, node) = match p.kind {
+            PktKind::Data => (TraceKind::Receive, p.dst),
+            PktKind::Ack => (TraceKind::AckReceived, p.dst),
+        };
+        let now = self.q.now();
+        self.trace_packet(now, kind, &p, (node, None), "");
+        match p.kind {
+            PktKind::Data => self.on_data_at_sink(&DataIn::of(&p), Some(&p)),
+            PktKind::Ack => self.on_ack_at_sender(p.flow, AckInfo::of(&p)),
+        }
+    }
+
+    /// Data segment `p` at its receiver (`traced`: the whole packet, for the trace).
+    fn on_data_at_sink(&mut self, p: &DataIn, traced: Option<&Packet>) {
         let now = self.q.now();
         let flow = p.flow;
         let f = &mut self.flows[flow as usize];
@@ -46,36 +71,41 @@ impl Sim {
         f.sink
             .on_data_tagged(now, p.seq, p.sent_at, &p.syn, &mut self.sink_out);
         f.sink_c.arrived += 1;
+        let rcv_nxt = f.sink.rcv_nxt();
+        let first = f.first_tx_of(p.seq);
         if self.sink_out.duplicate {
             f.sink_c.duplicates += 1;
+        } else if first == Some(p.sent_at) && rcv_before == p.seq && rcv_nxt == p.seq + 1 {
+            // A first transmission delivered in order at once: the same
+            // delay in all three histograms.
+            f.delays.record_all(now - p.sent_at);
         } else {
-            f.delay.record(now - p.sent_at);
-            if let Some(t0) = f.first_tx_of(p.seq) {
-                f.e2e_delay.record(now - t0);
+            f.delays.record_delay(now - p.sent_at);
+            if let Some(t0) = first {
+                f.delays.record_e2e(now - t0);
             }
-        }
-        // Segments delivered in order to the application now: their delay
-        // from first transmission includes any wait behind a hole.
-        let rcv_nxt = f.sink.rcv_nxt();
-        for seq in rcv_before..rcv_nxt {
-            if let Some(t0) = f.first_tx_of(seq) {
-                f.app_delay.record(now - t0);
+            // Segments delivered in order to the application now: their delay
+            // from first transmission includes any wait behind a hole.
+            for seq in rcv_before..rcv_nxt {
+                if let Some(t0) = f.first_tx_of(seq) {
+                    f.delays.record_app(now - t0);
+                }
             }
         }
         // Segments below rcv_nxt can only arrive again as duplicates.
-        while f.first_base < rcv_nxt && f.first_tx.pop_front().is_some() {
+        while f.first_base < rcv_nxt && !f.first_tx.is_empty() {
+            f.first_tx.pop_front();
             f.first_base += 1;
         }
         f.sink_c.delivered += u64::from(self.sink_out.new_in_order);
-        if self.sink_out.new_in_order > 0 && self.trace.is_some() {
-            self.trace_packet(now, TraceKind::Deliver, p, (p.dst, None), "");
-        }
-        let f = &mut self.flows[flow as usize];
         if !f.lost.is_empty() {
             f.lost.remove(&p.seq);
             if !f.lost_mixed.is_empty() {
                 f.lost_mixed.remove(&p.seq);
             }
+        }
+        if let Some(p) = traced.filter(|_| self.sink_out.new_in_order > 0) {
+            self.trace_packet(now, TraceKind::Deliver, p, (p.dst, None), "");
         }
         if self.mobility.is_some() && self.sink_out.new_in_order > 0 {
             self.note_delivery(flow as usize);
@@ -85,12 +115,15 @@ impl Sim {
 
     pub(super) fn after_sink(&mut self, flow: FlowId) {
         let now = self.q.now();
-        if let Some(ack) = self.sink_out.ack.take() {
+        if let Some(ack) = &self.sink_out.ack {
             let f = &mut self.flows[flow as usize];
             f.sink_c.acks_sent += 1;
-            let mut pkt = ack.packet(flow, (f.plan.dst, f.plan.src), f.plan.ack_size, now);
-            pkt.path = f.ack_path;
-            let r = self.arena.alloc(pkt);
+            let (ends, size, path) = ((f.plan.dst, f.plan.src), f.plan.ack_size, f.ack_path);
+            let r = self.arena.alloc_with(|| Packet {
+                path,
+                ..ack.packet(flow, ends, size, now)
+            });
+            self.sink_out.ack = None;
             self.counters.sent += 1;
             if self.trace.is_some() {
                 let p = *self.arena.get(r);
@@ -118,23 +151,16 @@ impl Sim {
         self.after_sink(flow);
     }
 
-    pub(super) fn on_ack_at_sender(&mut self, p: &Packet) {
+    /// ACK `info` of `flow` at its sender.
+    fn on_ack_at_sender(&mut self, flow: FlowId, mut info: AckInfo) {
         let now = self.q.now();
-        let f = &self.flows[p.flow as usize];
-        let truth = if f.wants_truth {
-            f.lost.get(&p.seq).map(|&(c, k)| c.loss_cause(k))
-        } else {
-            None
-        };
-        let info = AckInfo {
-            truth,
-            ..AckInfo::of(p)
-        };
+        let f = &mut self.flows[flow as usize];
+        if f.wants_truth {
+            info.truth = f.lost.get(&info.ack).map(|&(c, k)| c.loss_cause(k));
+        }
         self.snd_out.clear();
-        self.flows[p.flow as usize]
-            .sender
-            .on_ack(now, &info, &mut self.snd_out);
-        self.apply_sender_output(p.flow);
+        f.sender.on_ack(now, &info, &mut self.snd_out);
+        self.apply_sender_output(flow);
     }
 
     pub(super) fn on_sender_timer(&mut self, flow: FlowId) {
@@ -184,45 +210,16 @@ impl Sim {
     /// their ground truth, re-arm the timer lazily.
     pub(super) fn apply_sender_output(&mut self, flow: FlowId) {
         let now = self.q.now();
-        let out = std::mem::take(&mut self.snd_out);
-        for ev in &out.events {
-            let mut r = recovery_record(ev, now, flow);
-            let f = &self.flows[flow as usize];
-            r.true_cause = f.lost.get(&r.seq).copied();
-            r.true_mixed = r.true_cause.is_some() && f.lost_mixed.contains(&r.seq);
-            if self.scenario.keep_recoveries {
-                self.recoveries.push(r);
-            } else {
-                self.count_recovery(flow, &r);
-            }
+        if !self.snd_out.events.is_empty() {
+            self.record_recoveries(flow, now);
         }
-        for seg in &out.segs {
-            let f = &mut self.flows[flow as usize];
-            if !seg.retransmit && seg.seq >= f.first_base {
-                // First transmissions come in sequence order.
-                debug_assert_eq!(seg.seq, f.first_base + f.first_tx.len() as u32);
-                f.first_tx.push_back(now);
-            }
-            let mut pkt = Packet::data(
-                flow,
-                (f.plan.src, f.plan.dst),
-                f.plan.packet_size,
-                seg.seq,
-                now,
-            );
-            pkt.path = f.data_path;
-            if seg.retransmit {
-                pkt.retx = Retx::Sender;
-            }
-            let r = self.arena.alloc(pkt);
-            self.counters.sent += 1;
-            if self.trace.is_some() {
-                let p = *self.arena.get(r);
-                self.trace_packet(now, TraceKind::Send, &p, (p.src, None), "");
-            }
-            self.send_data(flow, r);
+        // Handing a segment to the network never reaches a sender again
+        // before this returns (a flow's two ends differ: every path has a
+        // hop), so `snd_out` stays as the sender left it.
+        for i in 0..self.snd_out.segs.len() {
+            let seg = self.snd_out.segs[i];
+            self.send_seg(flow, seg, now);
         }
-        self.snd_out = out;
         if self.trace.is_some() {
             self.trace_sender(flow);
         }
@@ -235,6 +232,70 @@ impl Sim {
         }
         if f.finished_at.is_none() && f.sender.finished() {
             f.finished_at = Some(now);
+        }
+    }
+
+    /// The sender's recovery events, with the ground truth of each loss.
+    #[inline(never)]
+    fn record_recoveries(&mut self, flow: FlowId, now: Time) {
+        for i in 0..self.snd_out.events.len() {
+            let mut r = recovery_record(&self.snd_out.events[i], now, flow);
+            let f = &self.flows[flow as usize];
+            r.true_cause = f.lost.get(&r.seq).copied();
+            r.true_mixed = r.true_cause.is_some() && f.lost_mixed.contains(&r.seq);
+            if self.scenario.keep_recoveries {
+                self.recoveries.push(r);
+            } else {
+                self.count_recovery(flow, &r);
+            }
+        }
+    }
+
+    /// Build the data packet of `seg` and hand it to the network.
+    #[inline]
+    fn send_seg(&mut self, flow: FlowId, seg: SendSeg, now: Time) {
+        let f = &mut self.flows[flow as usize];
+        if !seg.retransmit && seg.seq >= f.first_base {
+            // First transmissions come in sequence order.
+            debug_assert_eq!(seg.seq, f.first_base + f.first_tx.len());
+            f.first_tx.push_back(now);
+        }
+        let (ends, size, path) = ((f.plan.src, f.plan.dst), f.plan.packet_size, f.data_path);
+        let retx = if seg.retransmit {
+            Retx::Sender
+        } else {
+            Retx::Original
+        };
+        let r = self.arena.alloc_with(|| Packet {
+            path,
+            retx,
+            ..Packet::data(flow, ends, size, seg.seq, now)
+        });
+        self.counters.sent += 1;
+        if self.trace.is_some() {
+            let p = *self.arena.get(r);
+            self.trace_packet(now, TraceKind::Send, &p, (p.src, None), "");
+        }
+        self.send_data(flow, r);
+    }
+}
+
+/// What a receiver reads of a data packet.
+struct DataIn {
+    flow: FlowId,
+    seq: u32,
+    sent_at: Time,
+    syn: SynTags,
+}
+
+impl DataIn {
+    #[inline]
+    fn of(p: &Packet) -> Self {
+        Self {
+            flow: p.flow,
+            seq: p.seq,
+            sent_at: p.sent_at,
+            syn: p.syn,
         }
     }
 }

@@ -16,6 +16,7 @@ mod accuracy;
 mod agents;
 pub mod bare_heap;
 mod budget;
+mod delays;
 mod flow;
 mod hosts;
 mod measure;

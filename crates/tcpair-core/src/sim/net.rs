@@ -21,35 +21,51 @@ impl Sim {
                 self.deliver_local(pkt);
                 true
             }
-            Some(dir) => {
-                let now = self.q.now();
-                let size = p.size;
-                let d = &mut self.topo.dirs[dir as usize];
-                if let Some(m) = d.medium {
-                    return self.wifi_offer(m, dir, pkt);
+            Some(dir) => self.offer(dir, pkt),
+        }
+    }
+
+    /// Offer `pkt` to link direction `dir`; false if its queue dropped it.
+    #[inline]
+    fn offer(&mut self, dir: DirId, pkt: PktRef) -> bool {
+        self.offer_with(dir, pkt, false)
+    }
+
+    /// [`Self::offer`]; with `keep`, a packet the queue drops is recorded
+    /// but stays allocated (the caller shows it to the BS agents, then frees
+    /// it). `dir` must not be on a shared medium when `keep` is set.
+    #[inline(always)]
+    pub(super) fn offer_with(&mut self, dir: DirId, pkt: PktRef, keep: bool) -> bool {
+        let now = self.q.now();
+        let size = self.arena.get(pkt).size;
+        let d = &mut self.topo.dirs[dir as usize];
+        if let Some(m) = d.medium {
+            return self.wifi_offer(m, dir, pkt);
+        }
+        match d.offer(now, size) {
+            Accept::ArrivesAt(t) => {
+                self.arena.get_mut(pkt).hop += 1;
+                let lane = self.parts.lane[dir as usize];
+                self.q.schedule_in(lane, t, Ev::Arrive { dir, pkt });
+                if self.trace.is_some() {
+                    self.trace_link(dir, pkt, t);
                 }
-                match d.offer(now, size) {
-                    Accept::ArrivesAt(t) => {
-                        self.arena.get_mut(pkt).hop += 1;
-                        let lane = self.parts.lane[dir as usize];
-                        self.q.schedule_in(lane, t, Ev::Arrive { dir, pkt });
-                        if self.trace.is_some() {
-                            self.trace_link(dir, pkt, t);
-                        }
-                        true
-                    }
-                    Accept::QueueFull => {
-                        self.record_drop(dir, pkt, DropCauseKind::Queue);
-                        false
-                    }
+                true
+            }
+            Accept::QueueFull => {
+                if keep {
+                    self.note_drop(dir, pkt, DropCauseKind::Queue);
+                } else {
+                    self.record_drop(dir, pkt, DropCauseKind::Queue);
                 }
+                false
             }
         }
     }
 
     /// `pkt` has reached the far end of `in_dir`: through the node's BS
     /// agents (if it has any and the packet goes on), then onward.
-    #[inline]
+    #[inline(always)]
     pub(super) fn at_node(&mut self, in_dir: DirId, pkt: PktRef) {
         let node = self.topo.dirs[in_dir as usize].to;
         if self.mobility.is_some() {
@@ -70,6 +86,7 @@ impl Sim {
         self.forward(pkt);
     }
 
+    #[inline]
     pub(super) fn on_arrive(&mut self, dir: DirId, pkt: PktRef) {
         let now = self.q.now();
         if self.trace.is_some() {
@@ -87,6 +104,15 @@ impl Sim {
         let size = self.arena.get(pkt).size;
         let entered = d.entered_at(now, size);
         let pipeline = d.pipeline_mut().expect("a direction with impairments");
+        if pipeline.judges_alone() {
+            // No stage holds packets back: this arrival is delivered or
+            // dropped now, and nothing else is released.
+            match pipeline.judge(now, entered, size) {
+                None => self.at_node(dir, pkt),
+                Some(cause) => self.record_drop(dir, pkt, cause.into()),
+            }
+            return;
+        }
         let arena = &mut self.arena;
         let counters = &mut self.counters;
         let mut clone = |h: u32| -> u32 {
@@ -120,13 +146,7 @@ impl Sim {
         for o in out.drain(..) {
             match o {
                 PipeOut::Deliver(h) => self.at_node(dir, h),
-                PipeOut::Drop(h, cause) => {
-                    let c = match cause {
-                        DropCause::Corruption => DropCauseKind::Corruption,
-                        DropCause::Outage => DropCauseKind::Outage,
-                    };
-                    self.record_drop(dir, h, c);
-                }
+                PipeOut::Drop(h, cause) => self.record_drop(dir, h, cause.into()),
             }
         }
         let pipeline = self.topo.dirs[dir as usize].pipeline();
@@ -139,7 +159,19 @@ impl Sim {
         }
     }
 
+    /// Record the drop of `pkt` and free it.
+    #[cold]
+    #[inline(never)]
     pub(super) fn record_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
+        self.note_drop(dir, pkt, cause);
+        self.arena.free(pkt);
+    }
+
+    /// Record the drop of `pkt` (its row, its ground truth, the trace),
+    /// leaving it allocated.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
         let p = *self.arena.get(pkt);
         let link_kind = self.topo.dirs[dir as usize].kind;
         if self.trace.is_some() {
@@ -174,7 +206,6 @@ impl Sim {
             }
         }
         self.counters.dropped += 1;
-        self.arena.free(pkt);
     }
 
     /// Packets currently inside the network (queued, on a wire, or held by an
@@ -193,5 +224,14 @@ impl Sim {
     /// Packets allocated in the arena (must equal `in_flight()`).
     pub fn arena_live(&self) -> usize {
         self.arena.live()
+    }
+}
+
+impl From<DropCause> for DropCauseKind {
+    fn from(c: DropCause) -> Self {
+        match c {
+            DropCause::Corruption => DropCauseKind::Corruption,
+            DropCause::Outage => DropCauseKind::Outage,
+        }
     }
 }

@@ -208,6 +208,7 @@ fn flow_result(sim: &Sim, flow: usize, end: Time, accuracy: Accuracy) -> FlowRes
         _ => 0.0,
     };
     let secs = |h: &crate::metrics::Histogram, q: f64| h.quantile(q).map(|v| v / 1e9);
+    let (delay, e2e_delay, app_delay) = (f.delays.delay(), f.delays.e2e(), f.delays.app());
     let retransmits = st.retransmits - base.retransmits;
     let tcp = &f.plan.tcp;
     FlowResult {
@@ -235,22 +236,22 @@ fn flow_result(sim: &Sim, flow: usize, end: Time, accuracy: Accuracy) -> FlowRes
         delivered: sink.delivered,
         duplicates: sink.duplicates,
         acks_sent: sink.acks_sent,
-        delay_mean_s: f.delay.mean().map(|v| v / 1e9),
-        delay_p50_s: secs(&f.delay, 0.5),
-        delay_p95_s: secs(&f.delay, 0.95),
-        delay_p99_s: secs(&f.delay, 0.99),
+        delay_mean_s: delay.mean().map(|v| v / 1e9),
+        delay_p50_s: secs(&delay, 0.5),
+        delay_p95_s: secs(&delay, 0.95),
+        delay_p99_s: secs(&delay, 0.99),
         mean_rtt_s: ns_mean(st.rtt_sum_ns, st.rtt_samples),
         mean_rto_s: ns_mean(st.rto_after_sample_sum_ns, st.rtt_samples),
         mean_timeout_rto_s: ns_mean(st.timeout_rto_sum_ns, st.timeouts),
         finished_at_s: f.finished_at.map(to_secs),
         bs_retransmits: f.bs_retx - f.base_bs_retx,
         eln_acks: st.eln_acks - base.eln_acks,
-        e2e_delay_mean_s: f.e2e_delay.mean().map(|v| v / 1e9),
-        e2e_delay_p50_s: secs(&f.e2e_delay, 0.5),
-        e2e_delay_p95_s: secs(&f.e2e_delay, 0.95),
-        e2e_delay_p99_s: secs(&f.e2e_delay, 0.99),
-        app_delay_mean_s: f.app_delay.mean().map(|v| v / 1e9),
-        app_delay_p95_s: secs(&f.app_delay, 0.95),
+        e2e_delay_mean_s: e2e_delay.mean().map(|v| v / 1e9),
+        e2e_delay_p50_s: secs(&e2e_delay, 0.5),
+        e2e_delay_p95_s: secs(&e2e_delay, 0.95),
+        e2e_delay_p99_s: secs(&e2e_delay, 0.99),
+        app_delay_mean_s: app_delay.mean().map(|v| v / 1e9),
+        app_delay_p95_s: secs(&app_delay, 0.95),
         counters: scheme_counters(f),
         accuracy,
     }

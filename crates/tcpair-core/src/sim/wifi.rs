@@ -29,6 +29,7 @@ impl Sim {
 
     /// Offer `pkt` to hop `dir` of medium `m` (stations `a` -> `b`).
     /// Returns false if the station's interface queue dropped it.
+    #[inline(never)]
     pub(super) fn wifi_offer(
         &mut self,
         (m, a, b): (u32, u16, u16),

@@ -22,6 +22,11 @@ pub struct RtoEstimator {
     backoff: u32,
     /// ns-2.35's tick arithmetic in place of RFC 6298's (`rto_estimator = "ns2"`).
     ns2: Option<Ns2Rto>,
+    /// [`Self::base_rto`] and [`Self::rto`] as of the last change (the
+    /// sender arms its timer with the RTO on every new ACK; it changes only
+    /// with a sample or a backoff).
+    base_now: Time,
+    rto_now: Time,
 }
 
 impl RtoEstimator {
@@ -32,7 +37,7 @@ impl RtoEstimator {
         granularity: Time,
         max_backoff: u32,
     ) -> Self {
-        Self {
+        let mut e = Self {
             srtt: None,
             rttvar: 0,
             initial_rto,
@@ -42,13 +47,27 @@ impl RtoEstimator {
             max_backoff: max_backoff.max(1),
             backoff: 1,
             ns2: None,
-        }
+            base_now: 0,
+            rto_now: 0,
+        };
+        e.refresh();
+        e
     }
 
     /// The same, with ns-2.35's arithmetic (ticks of `granularity`).
     pub fn ns2(mut self) -> Self {
         self.ns2 = Some(Ns2Rto::new(self.granularity));
+        self.refresh();
         self
+    }
+
+    /// Recompute the remembered RTOs after a change of state.
+    fn refresh(&mut self) {
+        self.base_now = self.compute_base_rto();
+        self.rto_now = self
+            .base_now
+            .saturating_mul(Time::from(self.backoff))
+            .min(self.max_rto.max(self.base_now));
     }
 
     pub fn from_config(cfg: &TcpConfig) -> Self {
@@ -69,6 +88,11 @@ impl RtoEstimator {
     /// ends any backoff (RFC 6298 §5.7: the backed-off RTO is kept until a new
     /// sample is taken).
     pub fn sample(&mut self, r: Time) {
+        self.sample_state(r);
+        self.refresh();
+    }
+
+    fn sample_state(&mut self, r: Time) {
         self.backoff = 1;
         if let Some(n) = &mut self.ns2 {
             n.sample(r);
@@ -92,7 +116,12 @@ impl RtoEstimator {
     /// The RTO without backoff: SRTT + max(G, 4 RTTVAR) clamped to
     /// [min_rto, max_rto] (RFC 6298 §2.4/§2.5), or the initial RTO before any
     /// sample (§2.1).
+    #[inline]
     pub fn base_rto(&self) -> Time {
+        self.base_now
+    }
+
+    fn compute_base_rto(&self) -> Time {
         if let Some(n) = &self.ns2 {
             // ns-2.35 rtt_timeout(): minrto_ clamps t_rtxcur_ before the backoff.
             let cur = n.rtxcur(self.initial_rto).max(self.min_rto);
@@ -109,14 +138,18 @@ impl RtoEstimator {
 
     /// The RTO to arm the timer with: base RTO times the backoff multiplier,
     /// capped at `max_rto` (RFC 6298 §5.5 allows a maximum).
+    #[inline]
     pub fn rto(&self) -> Time {
-        self.base_rto()
-            .saturating_mul(Time::from(self.backoff))
-            .min(self.max_rto.max(self.base_rto()))
+        self.rto_now
     }
 
     /// Double the multiplier after a timeout (RFC 6298 §5.5), up to `max_backoff`.
     pub fn backoff(&mut self) {
+        self.backoff_state();
+        self.refresh();
+    }
+
+    fn backoff_state(&mut self) {
         if self.ns2.is_none() {
             self.backoff = (self.backoff.saturating_mul(2)).min(self.max_backoff);
             return;
@@ -252,5 +285,29 @@ mod tests {
         assert_eq!(e.backoff_multiplier(), 1);
         // 3 ticks: srtt 24, rttvar 6, ((6 << 3) + 24) >> 3 = 9 ticks = 90 ms -> 200 ms
         assert_eq!(e.rto(), 200 * MS);
+    }
+
+    proptest::proptest! {
+        /// The remembered RTOs are those computed afresh after every
+        /// sample and backoff, in both arithmetics.
+        #[test]
+        fn remembered_rto_is_the_computed_one(
+            ns2 in proptest::prelude::any::<bool>(),
+            ops in proptest::collection::vec(proptest::option::of(0u64..5 * SEC), 1..60),
+        ) {
+            let mut e = if ns2 { est().ns2() } else { est() };
+            for op in ops {
+                match op {
+                    Some(r) => e.sample(r),
+                    None => e.backoff(),
+                }
+                let base = e.compute_base_rto();
+                proptest::prop_assert_eq!(e.base_rto(), base);
+                let rto = base
+                    .saturating_mul(Time::from(e.backoff_multiplier()))
+                    .min(e.max_rto.max(base));
+                proptest::prop_assert_eq!(e.rto(), rto);
+            }
+        }
     }
 }

@@ -80,6 +80,9 @@ pub struct TcpSink {
     clrp: Option<HoleTracker>,
     /// Freeze-TCP: advertising a zero window.
     frozen: bool,
+    /// No delayed ACKs, SACK or scheme part: an in-order segment with
+    /// nothing held takes [`Self::next_in_order`].
+    plain: bool,
 }
 
 impl TcpSink {
@@ -94,6 +97,7 @@ impl TcpSink {
             deadline: None,
             acks_sent: 0,
             frozen: false,
+            plain: !cfg.delayed_ack && !cfg.sack && !cfg.syndrome && !cfg.clrp,
             syndrome: cfg
                 .syndrome
                 .then(|| SyndromeRx::new(cfg.syndrome_unused_credit)),
@@ -152,6 +156,10 @@ impl TcpSink {
         tags: &SynTags,
         out: &mut SinkOutput,
     ) {
+        if self.plain && seq == self.rcv_nxt && self.held_count == 0 {
+            self.next_in_order(now, seq, sent_at, out);
+            return;
+        }
         *out = SinkOutput::default();
         if let Some(rx) = self.syndrome.as_mut() {
             rx.on_arrival(seq, tags);
@@ -206,6 +214,29 @@ impl TcpSink {
             let echo = self.pending.unwrap_or(sent_at);
             out.ack = Some(self.make_ack(now, echo));
         }
+    }
+
+    /// [`Self::on_data_tagged`] of a plain receiver's next segment in order,
+    /// with nothing held: the general case's state changes and output
+    /// without its tests (no delayed ACK is pending without delayed ACKs,
+    /// and a plain receiver's ACK has no option).
+    #[inline]
+    fn next_in_order(&mut self, now: Time, seq: u32, sent_at: Time, out: &mut SinkOutput) {
+        debug_assert!(self.pending.is_none() && self.deadline.is_none());
+        self.rcv_nxt = seq + 1;
+        self.ooo.advance(self.rcv_nxt);
+        self.acks_sent += 1;
+        *out = SinkOutput {
+            ack: Some(AckInfo {
+                ack: self.rcv_nxt,
+                ts_echo: sent_at,
+                rcv_at: now,
+                rwnd: if self.frozen { 0 } else { u32::MAX },
+                ..AckInfo::default()
+            }),
+            new_in_order: 1,
+            duplicate: false,
+        };
     }
 
     /// Delayed-ACK timer; a no-op unless due.

@@ -205,12 +205,13 @@ impl SnoopNs2 {
     fn dupack(&mut self, now: Time, i: usize, ack: i64, out: &mut BsOut) -> Verdict {
         let p = self.p;
         let conn = &mut self.conns[i];
-        let Some(head) = conn.cache.front().copied() else {
+        let Some(head) = conn.cache.front() else {
             return Verdict::Forward;
         };
         if i64::from(head.pkt.seq) > ack + 1 {
             return Verdict::Forward; // not cached: the sender's
         }
+        let (sender_rxmit, num_rxmit) = (head.sender_rxmit, head.num_rxmit);
         match conn.exp_dupacks {
             0 => {
                 let passed = self.thresh < RTX_THRESH;
@@ -219,14 +220,14 @@ impl SnoopNs2 {
                     return Verdict::Forward;
                 }
                 self.thresh = 0;
-                if head.sender_rxmit {
+                if sender_rxmit {
                     return Verdict::Forward;
                 }
                 let ring =
                     (conn.cache.len() as i64 - conn.exp_next as i64).rem_euclid(p.cache as i64);
                 conn.exp_dupacks = ring - i64::from(RTX_THRESH + 1);
                 conn.exp_next = 1;
-                if head.num_rxmit == 0 {
+                if num_rxmit == 0 {
                     return Self::rxmit(conn, now, &p, out);
                 }
                 Verdict::Forward
@@ -235,7 +236,7 @@ impl SnoopNs2 {
                 conn.exp_dupacks -= 1;
                 Verdict::Absorb
             }
-            -1 if head.num_rxmit < 2 => Self::rxmit(conn, now, &p, out),
+            -1 if num_rxmit < 2 => Self::rxmit(conn, now, &p, out),
             _ => Verdict::Forward,
         }
     }
@@ -246,15 +247,15 @@ impl SnoopNs2 {
         let conn = &mut self.conns[i];
         conn.timer = None;
         let (mut n, mut bytes, mut snd) = (0i64, 0i64, None);
-        while conn
-            .cache
-            .front()
-            .is_some_and(|e| i64::from(e.pkt.seq) <= ack)
-        {
-            let e = conn.cache.pop_front().expect("front exists");
+        // The entries are read in place (each holds a whole packet).
+        while let Some(e) = conn.cache.front() {
+            if i64::from(e.pkt.seq) > ack {
+                break;
+            }
             n += 1;
             bytes += i64::from(e.pkt.size);
             snd = Some(e.snd_time);
+            conn.cache.pop_front();
         }
         if !conn.cache.is_empty() {
             conn.timer = Some(now + conn.timeout(&p));

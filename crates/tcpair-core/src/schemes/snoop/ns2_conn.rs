@@ -61,7 +61,7 @@ impl Conn {
     /// `timeout()`: max(srtt + 4 rttvar, snoopTick_), in nanoseconds.
     pub(super) fn timeout(&self, p: &Ns2Params) -> Time {
         let t = (self.srtt + 4.0 * self.rttvar).max(p.snoop_tick);
-        (t * 1e9).round() as Time
+        crate::engine::fmath::round(t * 1e9) as Time
     }
 
     /// `snoop_rtt()`: the old estimate weighs `g`, the sample 1 - g; the
@@ -109,7 +109,13 @@ pub(super) fn insert(conn: &mut Conn, pkt: &Packet, now: Time) -> Insert {
     if seq <= conn.last_ack {
         return Insert::Acked;
     }
-    let at = match conn.cache.binary_search_by_key(&pkt.seq, |e| e.pkt.seq) {
+    let search = match conn.cache.back() {
+        // Above everything cached (in order, the usual case).
+        Some(last) if last.pkt.seq < pkt.seq => Err(conn.cache.len()),
+        None => Err(0),
+        Some(_) => conn.cache.binary_search_by_key(&pkt.seq, |e| e.pkt.seq),
+    };
+    let at = match search {
         Ok(k) => {
             let before = conn.cache[k];
             let e = &mut conn.cache[k];
@@ -120,13 +126,17 @@ pub(super) fn insert(conn: &mut Conn, pkt: &Packet, now: Time) -> Insert {
         }
         Err(k) => k,
     };
-    let e = Cached {
+    let e = || Cached {
         pkt: *pkt,
         snd_time: now,
         num_rxmit: 0,
         sender_rxmit: false,
     };
-    conn.cache.insert(at, e);
+    if at == conn.cache.len() {
+        conn.cache.push_back(e()); // in order, the usual case
+    } else {
+        conn.cache.insert(at, e());
+    }
     if seq < conn.last_seen {
         // A sender retransmission or a reordered packet: if it heads the
         // cache, its DUPACKs are the sender's.

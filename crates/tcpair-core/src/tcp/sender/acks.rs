@@ -61,6 +61,26 @@ impl TcpSender {
         }
     }
 
+    /// [`Self::on_ack`] of a new ACK `a` of a plain sender (no SACK, no
+    /// history, no CLRP) outside recovery, not frozen, without ELN and with
+    /// the same advertised window: what the general path does then (the RTT
+    /// sample, the window's growth, the timer, sending), without its tests.
+    pub(super) fn plain_new_ack(&mut self, now: Time, a: u32, out: &mut SenderOutput) {
+        let acked = a - self.snd_una;
+        self.rto_sample(now, a);
+        self.snd_una = a;
+        if self.snd_nxt < a {
+            self.snd_nxt = a;
+        }
+        self.dupacks = 0;
+        self.lt_sent = 0;
+        self.cfg
+            .cc
+            .grow(&mut self.cwnd, self.ssthresh, acked, &self.history);
+        self.rto_deadline = (self.snd_una < self.max_sent).then(|| now + self.rto.rto());
+        self.send_much(now, out);
+    }
+
     /// The history's sample for an ACK of `acked` new segments, and the
     /// parts that follow every sample or ACK.
     fn history_sample(&mut self, now: Time, ack: &AckInfo, acked: u32) {
@@ -118,7 +138,7 @@ impl TcpSender {
         let outstanding = seq - self.snd_una;
         if seq >= self.limit
             || outstanding + 1 > self.cfg.window
-            || f64::from(outstanding + 1) > self.cwnd.floor() + 2.0
+            || f64::from(outstanding + 1) > crate::engine::fmath::floor(self.cwnd) + 2.0
         {
             return;
         }

@@ -87,6 +87,9 @@ pub struct TcpSender {
     frozen: Option<persist::Frozen>,
     started: bool,
     stats: SenderStats,
+    /// No SACK, no history kept, no CLRP: a new ACK outside recovery takes
+    /// [`Self::plain_new_ack`].
+    plain: bool,
 }
 
 impl TcpSender {
@@ -126,6 +129,9 @@ impl TcpSender {
             frozen: None,
             started: false,
             stats: SenderStats::default(),
+            plain: cfg.recovery != Recovery::Sack
+                && !(cfg.cc.uses_history() || cfg.detector.uses_history())
+                && cfg.clrp.is_none(),
             cfg,
         }
     }
@@ -140,6 +146,17 @@ impl TcpSender {
     }
 
     pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut SenderOutput) {
+        if self.plain
+            && ack.ack > self.snd_una
+            && ack.ack <= self.max_sent
+            && !self.in_recovery
+            && self.frozen.is_none()
+            && !ack.eln
+            && ack.rwnd == self.rwnd
+        {
+            self.plain_new_ack(now, ack.ack, out);
+            return;
+        }
         let a = ack.ack;
         if a > self.max_sent {
             // Acknowledges data never sent: ignore (RFC 9293 §3.10.7.4).
@@ -349,7 +366,7 @@ impl TcpSender {
 
     fn effective_window(&self) -> u32 {
         let extra = self.clrp.as_ref().map_or(0, ClrpMh::extra);
-        let c = self.cwnd.floor() + f64::from(extra);
+        let c = crate::engine::fmath::floor(self.cwnd) + f64::from(extra);
         let c = if c >= f64::from(u32::MAX) {
             u32::MAX
         } else {
