@@ -75,6 +75,9 @@ pub(super) struct FlowState {
     /// Segments in `lost` whose drops since their last delivery include
     /// both a congestion and a wireless one (mixed causes).
     pub lost_mixed: HashSet<u32, SeqBuild>,
+    /// No segment above this was ever entered in `lost` (nor so in
+    /// `lost_mixed`): a delivery above it has nothing to remove.
+    pub lost_max: u32,
     pub finished_at: Option<Time>,
     /// Data packets injected by BS agents (local retransmissions), and the
     /// count at the end of the warm-up.
@@ -119,6 +122,7 @@ impl FlowState {
             first_base: 0,
             lost: HashMap::default(),
             lost_mixed: HashSet::default(),
+            lost_max: 0,
             finished_at: None,
             bs_retx: 0,
             base_bs_retx: 0,

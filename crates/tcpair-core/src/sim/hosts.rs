@@ -98,7 +98,7 @@ impl Sim {
             f.first_base += 1;
         }
         f.sink_c.delivered += u64::from(self.sink_out.new_in_order);
-        if !f.lost.is_empty() {
+        if !f.lost.is_empty() && p.seq <= f.lost_max {
             f.lost.remove(&p.seq);
             if !f.lost_mixed.is_empty() {
                 f.lost_mixed.remove(&p.seq);

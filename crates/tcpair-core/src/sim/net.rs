@@ -199,6 +199,7 @@ impl Sim {
         }
         if p.kind == PktKind::Data {
             let f = &mut self.flows[p.flow as usize];
+            f.lost_max = f.lost_max.max(p.seq);
             if let Some((c, k)) = f.lost.insert(p.seq, (cause, link_kind)) {
                 if c.loss_cause(k) != cause.loss_cause(link_kind) {
                     f.lost_mixed.insert(p.seq);

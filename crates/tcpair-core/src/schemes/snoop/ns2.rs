@@ -63,8 +63,10 @@ struct Undo {
     last_seen: i64,
     exp_next: usize,
     timer: Option<Time>,
-    /// The cache entry it changed, and its value before (None: inserted).
-    entry: Option<(usize, Option<Cached>)>,
+    /// The cache entry it changed, and whether it was there before (then
+    /// its value before is `SnoopNs2::undo_before`: kept apart, so that the
+    /// usual insertion does not write a whole cache entry here).
+    entry: Option<(usize, bool)>,
 }
 
 #[derive(Debug)]
@@ -74,6 +76,8 @@ pub struct SnoopNs2 {
     /// snoop.cc's function-static DUPACK counter (`thresh`).
     thresh: u32,
     undo: Option<Undo>,
+    /// The entry a sender retransmission changed, as it was (see `Undo`).
+    undo_before: Option<Cached>,
     mh: MhElnTracker,
     meters: Meters,
 }
@@ -85,16 +89,18 @@ impl SnoopNs2 {
             conns: Vec::new(),
             thresh: 0,
             undo: None,
+            undo_before: None,
             mh: MhElnTracker::default(),
             meters: Meters::default(),
         }
     }
 
     /// `get-snoop`: the connection's object, created on first sight.
+    #[inline]
     fn conn(&mut self, flow: FlowId) -> usize {
         self.meters.touch(flow);
-        let p = self.p;
-        conn_slot(&mut self.conns, flow, || Conn::new(&p))
+        let p = &self.p;
+        conn_slot(&mut self.conns, flow, || Conn::new(p))
     }
 
     /// `reset()`: a connection starting again (seq 0 on a live one). The
@@ -142,12 +148,13 @@ impl SnoopNs2 {
         let tail = match insert(conn, pkt, now) {
             Insert::Acked => false,
             Insert::New { at, tail } => {
-                undo.entry = Some((at, None));
+                undo.entry = Some((at, false));
                 self.meters.add(now, pkt.flow, 1, i64::from(pkt.size));
                 tail
             }
             Insert::Again { at, before } => {
-                undo.entry = Some((at, Some(before)));
+                undo.entry = Some((at, true));
+                self.undo_before = Some(before);
                 conn.c.sender_retransmits += 1;
                 true
             }
@@ -302,11 +309,11 @@ impl SnoopNs2 {
         conn.timer = u.timer;
         conn.c.not_cached += 1;
         match entry {
-            (at, Some(before)) => {
-                conn.cache[at] = before;
+            (at, true) => {
+                conn.cache[at] = self.undo_before.take().expect("the entry as it was");
                 conn.c.sender_retransmits -= 1;
             }
-            (at, None) => {
+            (at, false) => {
                 conn.cache.remove(at);
                 self.meters.add(now, u.flow, -1, -i64::from(pkt.size));
             }
