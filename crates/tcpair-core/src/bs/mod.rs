@@ -108,8 +108,8 @@ pub trait BsAgent: Send + std::fmt::Debug {
         None
     }
 
-    /// Connection `flow`'s timer fired at `now` (at or after
-    /// [`BsAgent::deadline`]); a no-op if it is not due.
+    /// Connection `flow`'s timer is due: called at `now` only when
+    /// [`BsAgent::deadline`] is at or before it (the simulator checks).
     fn on_timer(&mut self, _now: Time, _flow: FlowId, _out: &mut BsOut) {}
 
     /// Whether what the agent does with one connection's packets can depend

@@ -142,10 +142,14 @@ impl Sim {
             return; // superseded by an earlier deadline
         }
         self.agent_timer_at[k] = None;
-        if let Some(t) = self.trace.as_deref_mut() {
-            t.bs_reason = "timer";
+        let agent = &mut self.agents[i as usize];
+        // The deadline may have moved later since the event was scheduled.
+        if agent.deadline(flow).is_some_and(|t| t <= now) {
+            if let Some(t) = self.trace.as_deref_mut() {
+                t.bs_reason = "timer";
+            }
+            agent.on_timer(now, flow, &mut self.bs_out);
         }
-        self.agents[i as usize].on_timer(now, flow, &mut self.bs_out);
         self.after_agent(i, flow);
     }
 }

@@ -65,9 +65,6 @@ impl ClrpBs {
         let Some(period) = self.p.local_timer else {
             return;
         };
-        if self.timer.get(i).is_none_or(|t| t > now) {
-            return;
-        }
         let c = &mut self.conns[i];
         let head = c.cache.front().copied();
         let next = match head {

@@ -466,14 +466,7 @@ impl BsAgent for Snoop {
     }
 
     fn on_timer(&mut self, now: Time, flow: FlowId, out: &mut BsOut) {
-        let i = flow as usize;
-        if self
-            .conns
-            .get(i)
-            .is_some_and(|c| c.timer.is_some_and(|t| t <= now))
-        {
-            self.timeout(i, now, out);
-        }
+        self.timeout(flow as usize, now, out);
     }
 
     fn couples_connections(&self) -> bool {

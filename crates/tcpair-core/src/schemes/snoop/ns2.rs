@@ -370,14 +370,7 @@ impl BsAgent for SnoopNs2 {
     }
 
     fn on_timer(&mut self, now: Time, flow: FlowId, out: &mut BsOut) {
-        let i = flow as usize;
-        if self
-            .conns
-            .get(i)
-            .is_some_and(|c| c.timer.is_some_and(|t| t <= now))
-        {
-            self.timeout(i, now, out);
-        }
+        self.timeout(flow as usize, now, out);
     }
 
     fn meters(&self) -> &Meters {
