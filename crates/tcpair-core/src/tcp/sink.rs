@@ -239,6 +239,12 @@ impl TcpSink {
         };
     }
 
+    /// Take every segment by the general path (tests compare it with the short one).
+    #[cfg(test)]
+    pub(crate) fn without_short_path(&mut self) {
+        self.plain = false;
+    }
+
     /// Delayed-ACK timer; a no-op unless due.
     pub fn on_timer(&mut self, now: Time, out: &mut SinkOutput) {
         *out = SinkOutput::default();

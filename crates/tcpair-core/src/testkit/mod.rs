@@ -273,6 +273,14 @@ impl Loop {
         ns.iter().fold(self, |l, &n| l.kill_ack(n))
     }
 
+    /// The sender and the receiver take every input by their general paths.
+    #[cfg(test)]
+    pub fn without_short_paths(mut self) -> Self {
+        self.sender.without_short_path();
+        self.sink.without_short_path();
+        self
+    }
+
     pub fn sender(&self) -> &TcpSender {
         &self.sender
     }

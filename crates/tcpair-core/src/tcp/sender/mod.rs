@@ -145,6 +145,12 @@ impl TcpSender {
         self.send_much(now, out);
     }
 
+    /// Take every ACK by the general path (tests compare it with the short one).
+    #[cfg(test)]
+    pub(crate) fn without_short_path(&mut self) {
+        self.plain = false;
+    }
+
     pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut SenderOutput) {
         if self.plain
             && ack.ack > self.snd_una

@@ -582,4 +582,32 @@ mod prop {
             prop_assert!(h.sender().cwnd() >= 1.0 && h.sender().ssthresh() >= 2.0);
         }
     }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// The short paths of a plain sender (a new ACK outside recovery) and
+        /// receiver (the next segment in order) change what the general paths
+        /// would: the same transmissions, ACKs, recoveries and counters.
+        #[test]
+        fn short_paths_match_the_general_ones(
+            v in 0usize..3,
+            window in 2u32..40,
+            lt in any::<bool>(),
+            kills in proptest::collection::vec((0u32..150, 1u32..4), 0..25),
+            ack_kills in proptest::collection::vec(1u64..200, 0..10),
+            ser_us in 0u64..3000,
+        ) {
+            let v = ALL[v]; // Tahoe, Reno, NewReno: SACK never takes a short path
+            let c = TcpConfig { window, limited_transmit: lt, total_segments: Some(150), ..cfg(v) };
+            let build = || net(c.clone(), sink_cfg(v), ser_us * crate::engine::US)
+                .kills_a(&kills)
+                .kill_acks(&ack_kills);
+            let (mut short, mut general) = (build(), build().without_short_paths());
+            short.run_until(3600 * SEC);
+            general.run_until(3600 * SEC);
+            prop_assert_eq!(format!("{:?}", short.record()), format!("{:?}", general.record()));
+            prop_assert_eq!(st(&short), st(&general));
+            prop_assert_eq!(short.sender().cwnd().to_bits(), general.sender().cwnd().to_bits());
+        }
+    }
 }
