@@ -236,13 +236,16 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
         click.echo(json.dumps(rows))
         return
     table = Table(title=f"tcpair run vs ns-2.35, whole processes, {pairs} alternating pairs")
-    for col in ("case", "tcpair s", "(core loop s)", "ns-2 s", "ns-2 / tcpair [min, max]"):
+    cols = ("case", "tcpair s", "(core loop s)", "(python start s)", "ns-2 s",
+            "ns-2 / tcpair [min, max]")
+    for col in cols:
         table.add_column(col, justify="left" if col == "case" else "right")
     for r in rows:
         table.add_row(
             f"{r['case']}: {r['what']}",
             f"{r['tcpair_s']:.3f}",
             f"{r['tcpair_core_s']:.3f}",
+            f"{r['python_start_s']:.3f}",
             f"{r['ns2_s']:.3f}",
             f"{r['ratio_median']:.2f} [{r['ratio_min']:.2f}, {r['ratio_max']:.2f}]",
         )

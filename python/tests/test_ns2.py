@@ -119,6 +119,7 @@ def test_bench_vs_ns2_pairs_processes() -> None:
     (row,) = bench_vs_ns2(pairs=2, cases=[case])
     assert row["pairs"] == 2
     assert row["tcpair_s"] > row["tcpair_core_s"] > 0
+    assert row["tcpair_s"] > row["python_start_s"] > 0
     assert row["ns2_s"] > 0
     assert row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
     assert math.isfinite(row["ratio_median"])

@@ -4,8 +4,10 @@ Each case is run as two processes, ``tcpair run FILE --json`` (what a user
 waits for: interpreter start, imports, the run, the tables) and ``ns SCRIPT``,
 in alternation A B A B ... so that a change of machine load falls on both. The
 ratio of each pair (ns-2 time / tcpair time) is kept; the report gives the two
-medians, the median ratio and its spread (min, max), and the core's own loop
-time (``wall_s`` of the run's JSON) beside the whole process.
+medians, the median ratio and its spread (min, max), the core's own loop
+time (``wall_s`` of the run's JSON) beside the whole process, and the start of
+the same interpreter doing nothing (``python -c pass``, timed in each pair): the
+floor under tcpair's whole-process time on that machine.
 """
 
 from __future__ import annotations
@@ -106,12 +108,14 @@ def bench_case(case: Case, pairs: int, workdir: Path) -> dict[str, Any]:
     path.write_text(dumps(case.scenario()))
     ours_cmd = [sys.executable, "-m", "tcpair", "run", str(path), "--json"]
     theirs_cmd = ns_command(case.ns2_script, case.ns2_args)
-    ours, theirs, core = [], [], []
+    start_cmd = [sys.executable, "-c", "pass"]
+    ours, theirs, core, start = [], [], [], []
     for _ in range(pairs):
         wall, out = _timed(ours_cmd)
         ours.append(wall)
         core.append(float(json.loads(out)["wall_s"]))
         theirs.append(_timed(theirs_cmd)[0])
+        start.append(_timed(start_cmd)[0])
     ratios = [b / a for a, b in zip(ours, theirs, strict=True)]
     return {
         "case": case.name,
@@ -119,6 +123,7 @@ def bench_case(case: Case, pairs: int, workdir: Path) -> dict[str, Any]:
         "pairs": pairs,
         "tcpair_s": statistics.median(ours),
         "tcpair_core_s": statistics.median(core),
+        "python_start_s": statistics.median(start),
         "ns2_s": statistics.median(theirs),
         "ratio_median": statistics.median(ratios),
         "ratio_min": min(ratios),
