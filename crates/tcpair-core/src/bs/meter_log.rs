@@ -95,7 +95,8 @@ impl Log {
 struct Sorter {
     scratch: Vec<u64>,
     count: Vec<u32>,
-    /// Where each run of changes in time order starts, and the slice's end.
+    /// Where each run of changes in time order starts (then the slice's end,
+    /// to merge them).
     runs: Vec<usize>,
 }
 
@@ -107,23 +108,26 @@ impl Sorter {
     /// else through a least-significant-digit radix sort of two passes on
     /// the time within the slice.
     fn sort_by_time(&mut self, changes: &mut [u64]) {
+        // The runs' starts, until there are too many to merge.
         self.runs.clear();
         self.runs.push(0);
         for i in 1..changes.len() {
             if changes[i] >> 32 < changes[i - 1] >> 32 {
                 self.runs.push(i);
+                if self.runs.len() > MERGED_RUNS {
+                    break;
+                }
             }
         }
-        self.runs.push(changes.len());
-        let runs = self.runs.len() - 1;
-        if runs <= 1 {
-            return;
+        if self.runs.len() == 1 {
+            return; // one run: already in time order
         }
         if self.scratch.len() < changes.len() {
             self.scratch.resize(changes.len(), 0);
         }
         let scratch = &mut self.scratch[..changes.len()];
-        if runs <= MERGED_RUNS {
+        if self.runs.len() <= MERGED_RUNS {
+            self.runs.push(changes.len());
             merge_runs(changes, scratch, &mut self.runs);
         } else if changes.len() <= SHORT_SLICE {
             changes.sort_by_key(|c| *c >> 32);
