@@ -69,16 +69,23 @@ impl StateMeter {
 
     /// Peak and time-average over [0, end].
     pub fn summary(&self, end: Time) -> StateSummary {
-        let dt = u128::from(end.saturating_sub(self.last));
-        let pa = self.pkts_area + dt * u128::from(self.pkts);
-        let ba = self.bytes_area + dt * u128::from(self.bytes);
-        let mean = |a: u128| if end > 0 { a as f64 / end as f64 } else { 0.0 };
+        let (pa, ba) = self.areas(end);
         StateSummary {
             pkts_peak: self.pkts_peak(),
-            pkts_mean: mean(pa),
+            pkts_mean: mean(pa, end),
             bytes_peak: self.bytes_peak(),
-            bytes_mean: mean(ba),
+            bytes_mean: mean(ba, end),
         }
+    }
+
+    /// The integrals over [0, end] of the packets and bytes held, in
+    /// packet-ns and byte-ns.
+    fn areas(&self, end: Time) -> (u128, u128) {
+        let dt = u128::from(end.saturating_sub(self.last));
+        (
+            self.pkts_area + dt * u128::from(self.pkts),
+            self.bytes_area + dt * u128::from(self.bytes),
+        )
     }
 
     /// Apply a change of (`dpkts`, `dbytes`) at `now`.
@@ -95,11 +102,65 @@ impl StateMeter {
     }
 }
 
+/// The time-average of a holding whose integral over [0, end] is `area`.
+fn mean(area: u128, end: Time) -> f64 {
+    if end > 0 {
+        area as f64 / end as f64
+    } else {
+        0.0
+    }
+}
+
+/// The total over all connections: the current holding and its settled
+/// peaks. Its time-average needs no meter of its own: the integral of a sum
+/// is the sum of the connections' integrals, exactly, in integer
+/// packet-ns and byte-ns ([`Meters::total_summary`]); so a change of the
+/// total, applied once per change of any connection, only moves the peaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TotalMeter {
+    pub pkts: u64,
+    pub bytes: u64,
+    /// Peaks over the instants before `last` (settled values).
+    pkts_peak: u64,
+    bytes_peak: u64,
+    /// The instant of the latest change.
+    last: Time,
+}
+
+impl TotalMeter {
+    /// Apply a change of (`dpkts`, `dbytes`) at `now` (now >= last change).
+    #[inline]
+    fn add(&mut self, now: Time, dpkts: i64, dbytes: i64) {
+        if now > self.last {
+            // The holding at `last` is settled: no change at that instant is left.
+            self.pkts_peak = self.pkts_peak.max(self.pkts);
+            self.bytes_peak = self.bytes_peak.max(self.bytes);
+            self.last = now;
+        }
+        self.pkts = (self.pkts)
+            .checked_add_signed(dpkts)
+            .expect("state below zero");
+        self.bytes = (self.bytes)
+            .checked_add_signed(dbytes)
+            .expect("state below zero");
+    }
+
+    /// The peak packets held, the current holding counted as settled.
+    pub fn pkts_peak(&self) -> u64 {
+        self.pkts_peak.max(self.pkts)
+    }
+
+    /// The peak bytes held, the current holding counted as settled.
+    pub fn bytes_peak(&self) -> u64 {
+        self.bytes_peak.max(self.bytes)
+    }
+}
+
 /// Per-flow meters plus the total, kept consistent by [`Meters::add`].
 #[derive(Debug, Clone, Default)]
 pub struct Meters {
     per_flow: Vec<Option<StateMeter>>,
-    total: StateMeter,
+    total: TotalMeter,
     /// While deferred: the total's changes in the order they were made, to
     /// be applied in time order ([`Meters::settle`]).
     log: Option<Box<Log>>,
@@ -151,8 +212,26 @@ impl Meters {
 
     /// The total over all flows (with deferred changes: as of the last
     /// [`Meters::settle`]).
-    pub fn total(&self) -> &StateMeter {
+    pub fn total(&self) -> &TotalMeter {
         &self.total
+    }
+
+    /// The total's peak and time-average over [0, end] (every change
+    /// settled): the peaks its own, the time-average that of the sum of
+    /// the connections' integrals.
+    pub fn total_summary(&self, end: Time) -> StateSummary {
+        let (mut pa, mut ba) = (0u128, 0u128);
+        for m in self.per_flow.iter().flatten() {
+            let (p, b) = m.areas(end);
+            pa += p;
+            ba += b;
+        }
+        StateSummary {
+            pkts_peak: self.total.pkts_peak(),
+            pkts_mean: mean(pa, end),
+            bytes_peak: self.total.bytes_peak(),
+            bytes_mean: mean(ba, end),
+        }
     }
 
     /// Flows seen, with their meters.
@@ -184,7 +263,7 @@ mod tests {
         let s0 = m.flow(0).unwrap().summary(4 * SEC);
         assert_eq!(s0.pkts_peak, 2);
         assert!((s0.pkts_mean - 1.0).abs() < 1e-12); // 2 pkts * 2 s / 4 s
-        let t = m.total().summary(4 * SEC);
+        let t = m.total_summary(4 * SEC);
         assert_eq!(t.pkts_peak, 3);
         assert!((t.pkts_mean - 1.5).abs() < 1e-12); // (4 + 2) / 4
         assert!((t.bytes_mean - 750.0).abs() < 1e-9);
@@ -200,7 +279,7 @@ mod tests {
         m.add(2 * SEC, 1, 1, 100);
         m.add(2 * SEC, 0, -1, -100);
         m.add(3 * SEC, 1, -1, -100);
-        assert_eq!(m.total().summary(4 * SEC).pkts_peak, 1);
+        assert_eq!(m.total_summary(4 * SEC).pkts_peak, 1);
         assert_eq!(m.flow(1).unwrap().summary(4 * SEC).pkts_peak, 1);
     }
 
@@ -245,7 +324,7 @@ mod tests {
                 }
                 deferred.settle(hi);
             }
-            proptest::prop_assert_eq!(in_order.total().summary(end), deferred.total().summary(end));
+            proptest::prop_assert_eq!(in_order.total_summary(end), deferred.total_summary(end));
             for f in 0..4 {
                 proptest::prop_assert_eq!(
                     in_order.flow(f).map(|m| m.summary(end)),

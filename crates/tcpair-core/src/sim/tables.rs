@@ -208,7 +208,7 @@ pub(super) fn bs_tables(sim: &Sim, end: Time) -> (Value, Value) {
         for (fl, meter) in m.flows() {
             row(flow_name(sim, fl), meter.summary(end));
         }
-        row("total".into(), m.total().summary(end));
+        row("total".into(), m.total_summary(end));
         for (fl, _) in m.flows() {
             for (c, v) in a.counters(fl) {
                 counters.push(vec![
