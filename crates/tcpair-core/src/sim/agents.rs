@@ -3,6 +3,7 @@
 
 use super::{Ev, Sim};
 use crate::bs::{BsCtx, Verdict};
+use crate::engine::Time;
 use crate::packet::{FlowId, PktKind, PktRef};
 
 impl Sim {
@@ -12,24 +13,13 @@ impl Sim {
         let now = self.q.now();
         let flow = self.arena.get(pkt).flow;
         for i in from..to {
-            // The agent works on the packet in the arena (no copy); the trace
-            // alone needs the packet as it was.
-            let mut before = None;
-            if let Some(t) = self.trace.as_deref_mut() {
-                let p = *self.arena.get(pkt);
-                t.bs_reason = if p.kind == PktKind::Ack {
-                    "ack"
-                } else {
-                    "data"
-                };
-                before = Some((p, self.agents[i as usize].meters().total().pkts));
-            }
-            let p = self.arena.get_mut(pkt);
-            let v = self.agents[i as usize].on_packet(now, ctx, p, &mut self.bs_out);
-            if let Some((before, held)) = before {
-                let p = *self.arena.get(pkt);
-                self.trace_agent(i, (&before, &p), v == Verdict::Absorb, held);
-            }
+            // The agent works on the packet in the arena (no copy).
+            let v = if self.trace.is_some() {
+                self.on_packet_traced(i, now, ctx, pkt)
+            } else {
+                let p = self.arena.get_mut(pkt);
+                self.agents[i as usize].on_packet(now, ctx, p, &mut self.bs_out)
+            };
             self.after_agent(i, flow);
             if v == Verdict::Absorb {
                 self.counters.absorbed += 1;
@@ -58,6 +48,28 @@ impl Sim {
                 }
             }
         }
+    }
+
+    /// Agent `i`'s `on_packet` in a traced run: the trace needs the packet
+    /// as it was before the agent saw it. Apart from the hot path, whose
+    /// stack frame would otherwise hold that copy at every call.
+    #[cold]
+    #[inline(never)]
+    fn on_packet_traced(&mut self, i: u32, now: Time, ctx: &BsCtx, pkt: PktRef) -> Verdict {
+        let before = *self.arena.get(pkt);
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.bs_reason = if before.kind == PktKind::Ack {
+                "ack"
+            } else {
+                "data"
+            };
+        }
+        let held = self.agents[i as usize].meters().total().pkts;
+        let p = self.arena.get_mut(pkt);
+        let v = self.agents[i as usize].on_packet(now, ctx, p, &mut self.bs_out);
+        let p = *self.arena.get(pkt);
+        self.trace_agent(i, (&before, &p), v == Verdict::Absorb, held);
+        v
     }
 
     /// Inject what agent `i` asked for (through the rest of its node's

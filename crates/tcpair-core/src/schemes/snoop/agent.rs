@@ -312,23 +312,25 @@ impl Snoop {
         // Free the cache below `ack`; RTT sample from the last packet freed,
         // unless a packet this ACK covers was sent more than once (Karn).
         let (mut n, mut bytes, mut ambiguous) = (0i64, 0i64, false);
-        let mut last_freed: Option<Cached> = None;
+        // The last packet freed: its sequence number and when it left the BS
+        // (read in place: an entry is a whole packet, not worth copying out).
+        let mut last_freed: Option<(u32, Time)> = None;
         while let Some(e) = conn.cache.front() {
             if e.pkt.seq >= ack {
                 break;
             }
-            let e = conn.cache.pop_front().expect("front exists");
             n += 1;
             bytes += i64::from(e.pkt.size);
             ambiguous |= e.ambiguous;
-            last_freed = Some(e);
+            last_freed = Some((e.pkt.seq, e.sent_local));
+            conn.cache.pop_front();
         }
         if n > 0 {
             self.meters.add(now, flow, -n, -bytes);
         }
-        if let Some(e) = last_freed {
-            if !ambiguous && e.pkt.seq + 1 == ack {
-                conn.rtt.sample(now.saturating_sub(e.sent_local));
+        if let Some((seq, sent_local)) = last_freed {
+            if !ambiguous && seq + 1 == ack {
+                conn.rtt.sample(now.saturating_sub(sent_local));
                 conn.c.rtt_samples += 1;
             }
         }
