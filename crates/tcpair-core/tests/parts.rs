@@ -116,11 +116,12 @@ fn a_part_of_two_flows_among_single_ones() {
     assert_same("", true, 3.0);
 }
 
-/// A BS agent serving several parts runs them in windows of one second:
-/// a run of several windows (its totals deferred and settled each time).
+/// A BS agent serving several parts runs them in windows (of 4 s with a
+/// few parts): a run of several windows (its totals deferred and settled
+/// each time).
 #[test]
 fn windows_of_a_shared_agent_over_several_seconds() {
-    assert_same("clrp", false, 3.5);
+    assert_same("clrp", false, 9.5);
 }
 
 #[test]

@@ -27,7 +27,7 @@
 //!   total of its state meters counts settled values at each instant
 //!   (`bs::meter`). When an agent serves flows of several parts, its total
 //!   is deferred (`Meters::defer`): the parts then run in lockstep windows
-//!   of simulated time ([`WINDOW`]), and the changes logged in a window are
+//!   of simulated time ([`window_for`]), and the changes logged in a window are
 //!   applied in time order once every part has run through it.
 //!
 //! Runs that trace packets, move a mobile host or share an 802.11 medium
@@ -42,10 +42,27 @@ use crate::net::Topology;
 use crate::packet::FlowId;
 use crate::scenario::Scenario;
 
-/// Simulated time each part runs before the next while a BS agent's total
-/// is deferred: long enough that switching parts costs little, short enough
-/// that a window's logged changes stay a few megabytes at 10,000 flows.
-pub(super) const WINDOW: Time = SEC;
+/// The longest window of simulated time the parts run through in turn while
+/// a BS agent's total is deferred: its log holds a change's time as 32 bits
+/// of nanoseconds from the window's start (4.29 s, `bs/meter_log.rs`).
+const MAX_WINDOW: Time = 4 * SEC;
+const _: () = assert!(MAX_WINDOW < 1 << 32, "the log's 32-bit times");
+/// The shortest window.
+const MIN_WINDOW: Time = SEC;
+/// Part-seconds per window: with more parts than 10,000 the window shortens
+/// from [`MAX_WINDOW`] so that the log (8 bytes per change of a total,
+/// about 32 MiB per simulated second at 10,000 Snoop flows) stays that of
+/// 40,000 parts through one second at most.
+const PART_SECONDS: Time = 40_000 * SEC;
+
+/// The window for `parts` parts. Each time a part resumes, its state (its
+/// queue, flows, links and agents' connections: a few KiB) comes back from
+/// memory; a longer window does that less often. At 10,000 flows a 60 s
+/// Snoop run took 52.8 s with windows of 4 s against 60.0 s with 1 s, for
+/// 122 MiB more (docs/performance.md). Results do not depend on it.
+fn window_for(parts: usize) -> Time {
+    (PART_SECONDS / parts.max(1) as Time).clamp(MIN_WINDOW, MAX_WINDOW)
+}
 
 /// The parts of a run and their event queues.
 #[derive(Debug)]
@@ -69,8 +86,9 @@ pub(super) struct Parts {
     /// time series' samples) processed by parts other than the first: one
     /// queue for all would have processed each once.
     copies: u64,
-    /// Whether some BS agent's total is deferred (the parts run in windows).
-    windowed: bool,
+    /// The window the parts run through in turn when some BS agent's total
+    /// is deferred ([`window_for`]); `None` otherwise.
+    windowed: Option<Time>,
 }
 
 impl Parts {
@@ -103,7 +121,7 @@ impl Parts {
             events_elsewhere: 0,
             pending_elsewhere: 0,
             copies: 0,
-            windowed: false,
+            windowed: None,
         };
         (parts, first)
     }
@@ -338,13 +356,13 @@ impl Sim {
             let first = parts.next();
             if parts.any(|p| Some(p) != first) {
                 a.meters_mut().defer(0);
-                self.parts.windowed = true;
+                self.parts.windowed = Some(window_for(self.parts.len()));
             }
         }
     }
 
     /// Run every part up to and including time `end`: one after another
-    /// (in windows of [`WINDOW`] when a BS total is deferred), or in one
+    /// (in windows of [`window_for`] when a BS total is deferred), or in one
     /// queue when the parts share it.
     pub(super) fn run_parts_until(
         &mut self,
@@ -356,10 +374,9 @@ impl Sim {
         }
         let mut from = self.now();
         loop {
-            let boundary = if self.parts.windowed {
-                (from / WINDOW + 1).saturating_mul(WINDOW)
-            } else {
-                Time::MAX
+            let boundary = match self.parts.windowed {
+                Some(w) => (from / w + 1).saturating_mul(w),
+                None => Time::MAX,
             };
             let last = boundary > end;
             let limit = if last { end } else { boundary };
@@ -413,5 +430,19 @@ impl Sim {
             self.handle(ev);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_shorten_past_ten_thousand_parts() {
+        assert_eq!(window_for(1), MAX_WINDOW);
+        assert_eq!(window_for(10_000), 4 * SEC);
+        assert_eq!(window_for(20_000), 2 * SEC);
+        assert_eq!(window_for(40_000), SEC);
+        assert_eq!(window_for(1_000_000), MIN_WINDOW);
     }
 }
