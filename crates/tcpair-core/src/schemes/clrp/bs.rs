@@ -331,9 +331,9 @@ impl ClrpBs {
         if c.down_last_ack.is_none_or(|l| ack > l) {
             c.down_last_ack = Some(ack);
             c.down_lost_ack = None;
-            while c.cache.front().is_some_and(|p| p.seq < ack) {
-                let p = c.cache.pop_front().expect("front exists");
+            while let Some(p) = c.cache.front().filter(|p| p.seq < ack) {
                 c.cache_bytes -= i64::from(p.size);
+                c.cache.pop_front();
             }
         }
         // A reported number the BS holds is a wireless loss; one it never
