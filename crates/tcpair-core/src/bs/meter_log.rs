@@ -14,13 +14,16 @@
 
 use crate::engine::Time;
 
-/// A slice spans 2^26 ns (67 ms): a window of one second has 15 of them.
-/// Slices of 1 ms sort twice as fast at 10,000 flows (their radix passes
-/// stay in the first-level cache), but a part then appends to a new slice
-/// every few changes: a bench of the log alone at 10,000 parts took 7.0
-/// against 14.2 ns per change to sort, 8.1 against 3.4 ns to append, and
-/// the appending is what runs among the parts' own events.
-const SLICE_BITS: u32 = 26;
+/// A slice spans 2^24 ns (16.8 ms): a window of 4 s has 239 of them. At
+/// 10,000 Snoop flows a slice holds about 67,000 changes: it and the sort's
+/// scratch (1 MiB together) stay in a second-level cache of a few MiB while
+/// they are sorted. With slices of 67 ms (2^26 ns) they did not: a cache
+/// simulation of that size (docs/performance-history.md) counted 12.5 M
+/// misses in the sort against 4.5 M, for the same instructions. Slices of
+/// 1 ms sort faster still, but a part then appends to a new slice every
+/// change or two: a bench of the log alone at 10,000 parts took 7.0 against
+/// 14.2 ns per change to sort with 67 ms, 8.1 against 3.4 ns to append.
+const SLICE_BITS: u32 = 24;
 /// The radix sort's digit: two passes cover a slice's bits of time.
 const DIGIT_BITS: u32 = SLICE_BITS / 2;
 /// Up to this many runs in time order, a slice is sorted by merging them.
