@@ -22,102 +22,11 @@ use super::StateSummary;
 /// Bytes of state per remembered sequence number (or hole): one 32-bit number.
 pub const SEQ_BYTES: i64 = 4;
 
-/// One quantity pair (packets, bytes) held over time.
+/// A holding (packets, bytes) and its settled peaks: the total over an
+/// agent's connections, and the part of each connection's [`StateMeter`]
+/// its time-average is not.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct StateMeter {
-    pub pkts: u64,
-    pub bytes: u64,
-    /// Peaks over the instants before `last` (settled values).
-    pkts_peak: u64,
-    bytes_peak: u64,
-    /// Integrals over time, in packet-ns and byte-ns.
-    pkts_area: u128,
-    bytes_area: u128,
-    /// The instant of the latest change.
-    last: Time,
-}
-
-impl StateMeter {
-    /// The holding changes to (`pkts`, `bytes`) at `now` (now >= last change).
-    pub fn set(&mut self, now: Time, pkts: u64, bytes: u64) {
-        if now > self.last {
-            // The holding at `last` is settled: no change at that instant is left.
-            self.settle();
-            let dt = u128::from(now - self.last);
-            self.pkts_area += dt * u128::from(self.pkts);
-            self.bytes_area += dt * u128::from(self.bytes);
-            self.last = now;
-        }
-        self.pkts = pkts;
-        self.bytes = bytes;
-    }
-
-    fn settle(&mut self) {
-        self.pkts_peak = self.pkts_peak.max(self.pkts);
-        self.bytes_peak = self.bytes_peak.max(self.bytes);
-    }
-
-    /// The peak packets held, the current holding counted as settled.
-    pub fn pkts_peak(&self) -> u64 {
-        self.pkts_peak.max(self.pkts)
-    }
-
-    /// The peak bytes held, the current holding counted as settled.
-    pub fn bytes_peak(&self) -> u64 {
-        self.bytes_peak.max(self.bytes)
-    }
-
-    /// Peak and time-average over [0, end].
-    pub fn summary(&self, end: Time) -> StateSummary {
-        let (pa, ba) = self.areas(end);
-        StateSummary {
-            pkts_peak: self.pkts_peak(),
-            pkts_mean: mean(pa, end),
-            bytes_peak: self.bytes_peak(),
-            bytes_mean: mean(ba, end),
-        }
-    }
-
-    /// The integrals over [0, end] of the packets and bytes held, in
-    /// packet-ns and byte-ns.
-    fn areas(&self, end: Time) -> (u128, u128) {
-        let dt = u128::from(end.saturating_sub(self.last));
-        (
-            self.pkts_area + dt * u128::from(self.pkts),
-            self.bytes_area + dt * u128::from(self.bytes),
-        )
-    }
-
-    /// Apply a change of (`dpkts`, `dbytes`) at `now`.
-    fn add(&mut self, now: Time, dpkts: i64, dbytes: i64) {
-        let np = self
-            .pkts
-            .checked_add_signed(dpkts)
-            .expect("state below zero");
-        let nb = self
-            .bytes
-            .checked_add_signed(dbytes)
-            .expect("state below zero");
-        self.set(now, np, nb);
-    }
-}
-
-/// The time-average of a holding whose integral over [0, end] is `area`.
-fn mean(area: u128, end: Time) -> f64 {
-    if end > 0 {
-        area as f64 / end as f64
-    } else {
-        0.0
-    }
-}
-
-/// The total over all connections: the current holding and its settled
-/// peaks. Its time-average needs no meter of its own: the integral of a sum
-/// is the sum of the connections' integrals, exactly, in integer
-/// packet-ns and byte-ns ([`Meters::total_summary`]); so a change of the
-/// total, applied once per change of any connection, only moves the peaks.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TotalMeter {
+pub struct Holding {
     pub pkts: u64,
     pub bytes: u64,
     /// Peaks over the instants before `last` (settled values).
@@ -127,7 +36,7 @@ pub struct TotalMeter {
     last: Time,
 }
 
-impl TotalMeter {
+impl Holding {
     /// Apply a change of (`dpkts`, `dbytes`) at `now` (now >= last change).
     #[inline]
     fn add(&mut self, now: Time, dpkts: i64, dbytes: i64) {
@@ -156,11 +65,68 @@ impl TotalMeter {
     }
 }
 
+/// One connection's holding over time: its peaks and its time-average.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StateMeter {
+    pub held: Holding,
+    /// Integrals over time, in packet-ns and byte-ns.
+    pkts_area: u128,
+    bytes_area: u128,
+}
+
+impl StateMeter {
+    /// Apply a change of (`dpkts`, `dbytes`) at `now` (now >= last change).
+    fn add(&mut self, now: Time, dpkts: i64, dbytes: i64) {
+        let h = &self.held;
+        if now > h.last {
+            let dt = u128::from(now - h.last);
+            self.pkts_area += dt * u128::from(h.pkts);
+            self.bytes_area += dt * u128::from(h.bytes);
+        }
+        self.held.add(now, dpkts, dbytes);
+    }
+
+    /// Peak and time-average over [0, end].
+    pub fn summary(&self, end: Time) -> StateSummary {
+        let (pa, ba) = self.areas(end);
+        StateSummary {
+            pkts_peak: self.held.pkts_peak(),
+            pkts_mean: mean(pa, end),
+            bytes_peak: self.held.bytes_peak(),
+            bytes_mean: mean(ba, end),
+        }
+    }
+
+    /// The integrals over [0, end] of the packets and bytes held, in
+    /// packet-ns and byte-ns.
+    fn areas(&self, end: Time) -> (u128, u128) {
+        let h = &self.held;
+        let dt = u128::from(end.saturating_sub(h.last));
+        (
+            self.pkts_area + dt * u128::from(h.pkts),
+            self.bytes_area + dt * u128::from(h.bytes),
+        )
+    }
+}
+
+/// The time-average of a holding whose integral over [0, end] is `area`.
+fn mean(area: u128, end: Time) -> f64 {
+    if end > 0 {
+        area as f64 / end as f64
+    } else {
+        0.0
+    }
+}
+
 /// Per-flow meters plus the total, kept consistent by [`Meters::add`].
 #[derive(Debug, Clone, Default)]
 pub struct Meters {
     per_flow: Vec<Option<StateMeter>>,
-    total: TotalMeter,
+    /// The total: its time-average needs no integral of its own, the
+    /// integral of a sum being the sum of the connections' integrals,
+    /// exactly, in integer packet-ns and byte-ns ([`Meters::total_summary`]);
+    /// so a change of the total only moves its peaks.
+    total: Holding,
     /// While deferred: the total's changes in the order they were made, to
     /// be applied in time order ([`Meters::settle`]).
     log: Option<Box<Log>>,
@@ -212,7 +178,7 @@ impl Meters {
 
     /// The total over all flows (with deferred changes: as of the last
     /// [`Meters::settle`]).
-    pub fn total(&self) -> &TotalMeter {
+    pub fn total(&self) -> &Holding {
         &self.total
     }
 

@@ -24,7 +24,7 @@ use crate::registry::{self, Entry};
 pub mod meter;
 mod meter_log;
 
-pub use meter::{Meters, StateMeter, TotalMeter, SEQ_BYTES};
+pub use meter::{Holding, Meters, StateMeter, SEQ_BYTES};
 
 /// Where a packet passing a BS comes from and goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

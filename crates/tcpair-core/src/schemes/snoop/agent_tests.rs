@@ -37,7 +37,7 @@ fn new_packets_are_cached_and_forwarded() {
         assert_eq!(data(&mut bs, 0, 0, s, &mut out), Verdict::Forward);
     }
     assert_eq!(bs.meters().total().pkts, 3);
-    assert_eq!(bs.meters().flow(0).unwrap().bytes, 3000);
+    assert_eq!(bs.meters().flow(0).unwrap().held.bytes, 3000);
     // Before any RTT sample the timer uses initial_rto.
     assert_eq!(earliest(&bs), Some(100 * MS));
     assert!(out.inject.is_empty());
@@ -455,8 +455,8 @@ fn connections_do_not_share_dupack_state() {
     assert_eq!(r, vec![(1, 1)]);
     assert_eq!(counter(&bs, 0, "local_retransmits"), 1);
     assert_eq!(counter(&bs, 1, "local_retransmits"), 1);
-    assert_eq!(bs.meters().flow(0).unwrap().pkts, 3);
-    assert_eq!(bs.meters().flow(1).unwrap().pkts, 3);
+    assert_eq!(bs.meters().flow(0).unwrap().held.pkts, 3);
+    assert_eq!(bs.meters().flow(1).unwrap().held.pkts, 3);
     assert_eq!(bs.meters().total().pkts, 6);
 }
 
