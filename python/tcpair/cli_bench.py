@@ -23,7 +23,14 @@ from tcpair.cli_common import _stderr, _stdout
     show_default=True,
     help="Simulated seconds per repeat.",
 )
-@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Repeats of the one-flow bench (default 3); with --flows, passes over every "
+    "scheme and N, one after another (default 1): each row is then the pass of median "
+    "wall time, with the fastest and slowest beside it.",
+)
 @click.option(
     "--vs-ns2",
     is_flag=True,
@@ -72,6 +79,15 @@ from tcpair.cli_common import _stderr, _stdout
     "packet and per recovery; output.drops and output.recoveries false).",
 )
 @click.option(
+    "--within",
+    "within_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="With --flows: also count the passes whose wall time is at most SECONDS "
+    "(e.g. 60 for the minute a 60 s run of 10,000 flows is to take).",
+)
+@click.option(
     "--baseline",
     type=click.Path(dir_okay=False),
     default=None,
@@ -82,7 +98,7 @@ from tcpair.cli_common import _stderr, _stdout
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_cmd(
     duration: float,
-    repeat: int,
+    repeat: int | None,
     vs_ns2: bool,
     pairs: int,
     flow_counts: str | None,
@@ -90,6 +106,7 @@ def bench_cmd(
     loss_model: str,
     save: str | None,
     no_tables: bool,
+    within_s: float | None,
     baseline: str | None,
     record_baseline: bool,
     as_json: bool,
@@ -98,12 +115,16 @@ def bench_cmd(
     if vs_ns2:
         _bench_vs_ns2(pairs, as_json)
         return
+    if within_s is not None and flow_counts is None:
+        raise click.BadParameter("counts passes of --flows runs: give --flows too",
+                                 param_hint="--within")
     if flow_counts is not None:
         _bench_flows(
             flow_counts, schemes, duration, as_json, tables=not no_tables, loss_model=loss_model,
-            save=save,
+            save=save, passes=repeat or 1, within_s=within_s,
         )
         return
+    repeat = repeat or 3
     if record_baseline and baseline is None:
         raise click.BadParameter("needs --baseline FILE", param_hint="--record-baseline")
     report = bench(duration=duration, repeat=repeat)
@@ -171,6 +192,8 @@ def _bench_flows(
     tables: bool,
     loss_model: str,
     save: str | None,
+    passes: int,
+    within_s: float | None,
 ) -> None:
     from tcpair.scale import SCHEMES, bench_flows
 
@@ -182,9 +205,13 @@ def _bench_flows(
             f"{schemes!r}: known schemes are {', '.join(SCHEMES)}", param_hint="--schemes"
         )
     err = _stderr()
+    def progress(n: int, scheme: str, k: int) -> None:
+        of = f" (pass {k} of {passes})" if passes > 1 else ""
+        err.print(f"  {scheme}, {n} flows{of} ...")
+
     rows = bench_flows(
-        ns, names, duration, progress=lambda n, s: err.print(f"  {s}, {n} flows ..."),
-        tables=tables, loss_model=loss_model,
+        ns, names, duration, progress=progress, tables=tables, loss_model=loss_model,
+        passes=passes, within_s=within_s,
     )
     if save:
         Path(save).parent.mkdir(parents=True, exist_ok=True)
@@ -192,18 +219,24 @@ def _bench_flows(
     if as_json:
         click.echo(json.dumps(rows))
         return
+    each = f", the median of {passes} passes [fastest, slowest]" if passes > 1 else ""
     table = Table(
         title=f"N flows through one base station, {duration:g} s simulated, {loss_model} loss, "
-        "one core"
+        f"one core{each}"
     )
-    cols = ("scheme", "flows", "wall s", "set-up s", "outside loop s", "peak RSS MiB",
+    within = () if within_s is None else (f"passes within {within_s:g} s",)
+    cols = ("scheme", "flows", "wall s", *within, "set-up s", "outside loop s", "peak RSS MiB",
             "events/s", "delivered/s", "us per delivered", "BS pkts peak / mean",
             "BS KiB peak / mean", "per conn. pkts peak / mean", "per conn. bytes peak / mean")
     for col in cols:
         table.add_column(col, justify="right")
     for r in rows:
+        wall = f"{r['wall_s']:.2f}"
+        if passes > 1:
+            wall += f" [{r['wall_s_min']:.2f}, {r['wall_s_max']:.2f}]"
+        counted = () if within_s is None else (f"{r['passes_within']} of {r['passes']}",)
         table.add_row(
-            r["scheme"], f"{r['flows']:,}", f"{r['wall_s']:.2f}", f"{r['setup_s']:.2f}",
+            r["scheme"], f"{r['flows']:,}", wall, *counted, f"{r['setup_s']:.2f}",
             f"{r['outside_loop_s']:.2f}",
             f"{r['peak_rss_mib']:.0f}", f"{r['events_per_s'] / 1e6:.2f} M",
             f"{r['delivered_per_s'] / 1e6:.2f} M", f"{r['us_per_delivered']:.2f}",

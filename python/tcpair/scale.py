@@ -212,24 +212,67 @@ def bench_flows(
     ns: Iterable[int],
     schemes: Iterable[str] = ("reno", "snoop"),
     duration: float = 60.0,
-    progress: Callable[[int, str], None] | None = None,
+    progress: Callable[[int, str, int], None] | None = None,
     tables: bool = True,
     loss_model: str = "uniform",
     loss: float = 0.01,
+    passes: int = 1,
+    within_s: float | None = None,
 ) -> list[dict[str, Any]]:
-    """:func:`bench_one` for every N x scheme, in order, each with ``setup_s``: the
-    wall time of the same scenario run for 1 ms (nearly all of it building the
-    simulation and encoding its result)."""
+    """:func:`bench_one` for every N x scheme, each with ``setup_s``: the wall time of
+    the same scenario run for 1 ms (nearly all of it building the simulation and
+    encoding its result).
+
+    With ``passes`` > 1 every N x scheme runs that many times, pass after pass (each
+    pass runs them all in order, so that a drift of the machine's speed falls on every
+    scheme alike), and each row is the pass of median wall time (the lower middle one
+    for an even count) with every pass's wall time beside it (:func:`merge_passes`).
+    ``progress`` is told (N, scheme, pass), passes counted from 1."""
+    ns, schemes = list(ns), list(schemes)
+    kw: dict[str, Any] = {"tables": tables, "loss_model": loss_model, "loss": loss}
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for k in range(1, passes + 1):
+        for scheme in schemes:
+            for n in ns:
+                if progress:
+                    progress(n, scheme, k)
+                runs.setdefault((scheme, n), []).append(bench_one(n, scheme, duration, **kw))
     rows = []
     for scheme in schemes:
         for n in ns:
-            if progress:
-                progress(n, scheme)
-            kw: dict[str, Any] = {"tables": tables, "loss_model": loss_model, "loss": loss}
-            r = bench_one(n, scheme, duration, **kw)
+            r = merge_passes(runs[(scheme, n)], within_s)
             r["setup_s"] = bench_one(n, scheme, 0.001, **kw)["wall_s"]
             rows.append(r)
     return rows
+
+
+def merge_passes(runs: list[dict[str, Any]], within_s: float | None = None) -> dict[str, Any]:
+    """One row for several passes of the same N x scheme: the pass of median wall time,
+    with ``passes``, every pass's wall time in order (``wall_s_passes``), their
+    ``wall_s_min`` and ``wall_s_max``, the largest peak memory of any pass and, given
+    ``within_s``, how many passes took at most that long (``passes_within``). The
+    passes simulate the same thing, so they must agree on every event: a difference is
+    a determinism bug, reported as such."""
+    first = runs[0]
+    for r in runs[1:]:
+        for key in ("events", "delivered", *STATE_KEYS):
+            if r[key] != first[key]:
+                raise RuntimeError(
+                    f"flows={first['flows']} scheme={first['scheme']}: passes differ in "
+                    f"{key} ({first[key]} against {r[key]}): the run is not deterministic"
+                )
+    walls = [r["wall_s"] for r in runs]
+    row = dict(sorted(runs, key=lambda r: r["wall_s"])[(len(runs) - 1) // 2])
+    row.update(
+        passes=len(runs),
+        wall_s_passes=walls,
+        wall_s_min=min(walls),
+        wall_s_max=max(walls),
+        peak_rss_mib=max(r["peak_rss_mib"] for r in runs),
+    )
+    if within_s is not None:
+        row.update(within_s=within_s, passes_within=sum(w <= within_s for w in walls))
+    return row
 
 
 SAVED = "scale.json"
@@ -239,20 +282,29 @@ SAVED = "scale.json"
 
 def scale_table(rows: Iterable[dict[str, Any]]) -> Any:
     """The rows of :func:`bench_flows` as the report's table: per scheme and N the
-    simulator's wall time and peak memory and the base station's state."""
+    simulator's wall time (of several passes: the median, with the fastest and the
+    slowest) and peak memory and the base station's state."""
     import pandas as pd
 
     def num(v: Any, fmt: str) -> str:
         return "-" if v is None else format(v, fmt)
 
+    rows = list(rows)
+    spread = any(r.get("passes", 1) > 1 for r in rows)
     out = []
     for r in rows:
+        passes = {
+            "passes": r.get("passes", 1),
+            "wall s fastest / slowest": f"{r.get('wall_s_min', r['wall_s']):.2f} / "
+            f"{r.get('wall_s_max', r['wall_s']):.2f}",
+        } if spread else {}
         out.append({
             "scheme": r["scheme"],
             "flows": r["flows"],
             "simulated s": r["duration_s"],
             "loss": f"{r.get('loss_model', 'uniform')} {r.get('loss', 0.01):g}",
             "wall s": round(r["wall_s"], 2),
+            **passes,
             "peak RSS MiB": round(r["peak_rss_mib"]),
             "us per delivered": round(r["us_per_delivered"], 2),
             "BS packets peak / mean": f"{num(r.get('bs_pkts_peak'), ',.0f')} / "
@@ -268,6 +320,6 @@ def scale_table(rows: Iterable[dict[str, Any]]) -> Any:
 __all__ = [
     "LOSS_MODELS",
     "SAVED", "SCHEMES", "STATE_KEYS", "bench_flows", "bench_one", "bs_state_summary",
-    "flows_scenario",
+    "flows_scenario", "merge_passes",
     "scale_table",
 ]

@@ -151,3 +151,64 @@ def test_saved_rows_become_the_compare_all_reports_scale_table(tmp_path, capsys)
     assert list(table["scheme"]) == ["reno", "clrp"]
     assert table.loc[0, "BS packets peak / mean"] == "- / -"
     assert table.loc[1, "BS packets peak / mean"] != "- / -"
+
+
+def _pass(wall: float, **kw: object) -> dict:
+    from tcpair.scale import STATE_KEYS
+
+    return {"flows": 4, "scheme": "snoop", "wall_s": wall, "loop_s": wall - 0.5,
+            "events": 1000, "delivered": 250, "peak_rss_mib": 100.0 + wall,
+            **dict.fromkeys(STATE_KEYS, 1.0), **kw}
+
+
+def test_passes_merge_into_the_median_pass_with_the_spread() -> None:
+    from tcpair.scale import merge_passes
+
+    r = merge_passes([_pass(52.0), _pass(61.5), _pass(50.8)], within_s=60.0)
+    assert r["wall_s"] == 52.0 and r["loop_s"] == 51.5  # the median pass, whole
+    assert r["wall_s_passes"] == [52.0, 61.5, 50.8]  # in the order run
+    assert (r["wall_s_min"], r["wall_s_max"]) == (50.8, 61.5)
+    assert r["passes"] == 3 and r["passes_within"] == 2
+    assert r["peak_rss_mib"] == 161.5  # the largest of any pass
+    # An even count: the lower of the two middle passes.
+    assert merge_passes([_pass(3.0), _pass(1.0), _pass(4.0), _pass(2.0)])["wall_s"] == 2.0
+    assert "passes_within" not in merge_passes([_pass(1.0)])
+
+
+def test_passes_that_simulate_differently_are_a_determinism_bug() -> None:
+    from tcpair.scale import merge_passes
+
+    with pytest.raises(RuntimeError, match="events .* not deterministic"):
+        merge_passes([_pass(1.0), _pass(1.0, events=1001)])
+
+
+def test_cli_runs_passes_and_counts_those_within_the_limit(capsys) -> None:
+    import json
+
+    argv = ["bench", "--flows", "2", "--schemes", "reno,syndrome", "--duration", "1",
+            "--repeat", "2", "--within", "600", "--json"]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["scheme"] for r in rows] == ["reno", "syndrome"]
+    for r in rows:
+        assert r["passes"] == 2 and len(r["wall_s_passes"]) == 2
+        assert r["wall_s_min"] <= r["wall_s"] <= r["wall_s_max"]
+        assert r["passes_within"] == 2 and r["setup_s"] > 0
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--within", "60"])
+    assert exc.value.code == 2
+    assert "--within" in capsys.readouterr().err
+
+
+def test_the_report_table_shows_the_passes_spread() -> None:
+    from tcpair.scale import merge_passes, scale_table
+
+    one = dict(_pass(2.0), duration_s=60.0, us_per_delivered=0.4)
+    three = dict(merge_passes([_pass(3.0), _pass(1.0), _pass(2.0)]), duration_s=60.0,
+                 us_per_delivered=0.4)
+    assert "passes" not in scale_table([one]).columns
+    table = scale_table([one, three])
+    assert list(table["passes"]) == [1, 3]
+    assert list(table["wall s fastest / slowest"]) == ["2.00 / 2.00", "1.00 / 3.00"]
