@@ -178,7 +178,7 @@ def test_passes_merge_into_the_median_pass_with_the_spread() -> None:
 def test_passes_that_simulate_differently_are_a_determinism_bug() -> None:
     from tcpair.scale import merge_passes
 
-    with pytest.raises(RuntimeError, match="events .* not deterministic"):
+    with pytest.raises(RuntimeError, match=r"events .* not deterministic"):
         merge_passes([_pass(1.0), _pass(1.0, events=1001)])
 
 
