@@ -135,7 +135,10 @@ pub struct Meters {
 impl Meters {
     /// Change flow `flow`'s holding by (`dpkts`, `dbytes`) at `now`.
     pub fn add(&mut self, now: Time, flow: FlowId, dpkts: i64, dbytes: i64) {
-        self.meter(flow).add(now, dpkts, dbytes);
+        match self.per_flow.get_mut(flow as usize) {
+            Some(Some(m)) => m.add(now, dpkts, dbytes),
+            _ => self.meter(flow).add(now, dpkts, dbytes),
+        }
         match &mut self.log {
             None => self.total.add(now, dpkts, dbytes),
             Some(log) => log.push(now, dpkts, dbytes),

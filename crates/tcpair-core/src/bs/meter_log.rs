@@ -48,7 +48,24 @@ impl Log {
     }
 
     /// Log a change of (`dpkts`, `dbytes`) at `at`.
-    pub(super) fn push(&mut self, at: Time, mut dpkts: i64, mut dbytes: i64) {
+    #[inline]
+    pub(super) fn push(&mut self, at: Time, dpkts: i64, dbytes: i64) {
+        // The common case: a change that fits one entry, in a slice begun.
+        let off = at.wrapping_sub(self.base);
+        if off >> 32 == 0 && i8::try_from(dpkts).is_ok() && (-(1 << 23)..1 << 23).contains(&dbytes)
+        {
+            if let Some(slice) = self.slices.get_mut((off >> SLICE_BITS) as usize) {
+                slice
+                    .push((off << 32) | ((dpkts as u8 as u64) << 24) | (dbytes as u64 & 0xff_ffff));
+                return;
+            }
+        }
+        self.push_in_pieces(at, dpkts, dbytes);
+    }
+
+    /// [`Self::push`] of any change: one entry per piece that fits.
+    #[cold]
+    fn push_in_pieces(&mut self, at: Time, mut dpkts: i64, mut dbytes: i64) {
         let off = at
             .checked_sub(self.base)
             .and_then(|o| u32::try_from(o).ok())
