@@ -55,8 +55,7 @@ impl Log {
         if off >> 32 == 0 && i8::try_from(dpkts).is_ok() && (-(1 << 23)..1 << 23).contains(&dbytes)
         {
             if let Some(slice) = self.slices.get_mut((off >> SLICE_BITS) as usize) {
-                slice
-                    .push((off << 32) | ((dpkts as u8 as u64) << 24) | (dbytes as u64 & 0xff_ffff));
+                slice.push(pack(off, dpkts, dbytes));
                 return;
             }
         }
@@ -77,8 +76,7 @@ impl Log {
         loop {
             let p = dpkts.clamp(-128, 127);
             let b = dbytes.clamp(-(1 << 23), (1 << 23) - 1);
-            let packed = (u64::from(off) << 32) | ((p as u8 as u64) << 24) | (b as u64 & 0xff_ffff);
-            self.slices[k].push(packed);
+            self.slices[k].push(pack(u64::from(off), p, b));
             dpkts -= p;
             dbytes -= b;
             if dpkts == 0 && dbytes == 0 {
@@ -107,6 +105,14 @@ impl Log {
         }
         self.base = next;
     }
+}
+
+/// One entry of the log: `off` (ns from the window's start, below 2^32) in
+/// the high 32 bits, then `p` packets (8 bits) and `b` bytes (24 bits), both
+/// in range and two's complement.
+#[inline]
+fn pack(off: u64, p: i64, b: i64) -> u64 {
+    (off << 32) | ((p as u8 as u64) << 24) | (b as u64 & 0xff_ffff)
 }
 
 /// Buffers of the sort, kept between calls: zeroing buffers sized for the

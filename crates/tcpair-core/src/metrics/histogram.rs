@@ -39,7 +39,8 @@ pub struct Histogram {
     last: (u8, u8),
     /// Per group: 0 when it has no samples, else 1 + its index in `groups`.
     slot: [u8; GROUPS],
-    /// (bucket, multiples of 2^16 carried out of its `u16` count).
+    /// (bucket, multiples of 2^16 carried out of its `u16` count), in
+    /// bucket order.
     carries: Vec<(u16, u64)>,
 }
 
@@ -149,9 +150,9 @@ impl Histogram {
     fn carry(&mut self, i: usize, k: u64) {
         // GROUPS * SUB = 7,424 buckets: an index fits a u16.
         let i = i as u16;
-        match self.carries.iter_mut().find(|(b, _)| *b == i) {
-            Some((_, c)) => *c += k,
-            None => self.carries.push((i, k)),
+        match self.carries.binary_search_by_key(&i, |&(b, _)| b) {
+            Ok(j) => self.carries[j].1 += k,
+            Err(j) => self.carries.insert(j, (i, k)),
         }
     }
 
@@ -168,9 +169,8 @@ impl Histogram {
     fn count_at(&self, i: usize) -> u64 {
         let high = self
             .carries
-            .iter()
-            .find(|&&(b, _)| usize::from(b) == i)
-            .map_or(0, |&(_, k)| k << COUNT_BITS);
+            .binary_search_by_key(&(i as u16), |&(b, _)| b)
+            .map_or(0, |j| self.carries[j].1 << COUNT_BITS);
         self.low_at(i) + high
     }
 
@@ -196,10 +196,8 @@ impl Histogram {
             return None;
         }
         let rank = ((q.clamp(0.0, 1.0) * self.n as f64).ceil() as u64).max(1);
-        // The carries in bucket order, read alongside the buckets.
-        let mut carries = self.carries.clone();
-        carries.sort_unstable();
-        let mut carries = carries.iter().peekable();
+        // The carries (in bucket order) read alongside the buckets.
+        let mut carries = self.carries.iter().peekable();
         let mut acc = 0;
         for g in (0..GROUPS).filter(|&g| self.slot[g] != 0) {
             for i in g * SUB as usize..(g + 1) * SUB as usize {
