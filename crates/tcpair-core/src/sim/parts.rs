@@ -43,15 +43,16 @@ use crate::packet::FlowId;
 use crate::scenario::Scenario;
 
 /// The longest window of simulated time the parts run through in turn while
-/// a BS agent's total is deferred: its log holds a change's time as 32 bits
-/// of nanoseconds from the window's start (4.29 s, `bs/meter_log.rs`).
+/// a BS agent's total is deferred: its log takes changes up to 2^32 ns
+/// (4.29 s) from the window's start, in 256 slices of 2^24 ns
+/// (`bs/meter_log.rs`).
 const MAX_WINDOW: Time = 4 * SEC;
-const _: () = assert!(MAX_WINDOW < 1 << 32, "the log's 32-bit times");
+const _: () = assert!(MAX_WINDOW < 1 << 32, "the log's 256 slices");
 /// The shortest window.
 const MIN_WINDOW: Time = SEC;
 /// Part-seconds per window: with more parts than 10,000 the window shortens
-/// from [`MAX_WINDOW`] so that the log (8 bytes per change of a total,
-/// about 32 MiB per simulated second at 10,000 Snoop flows) stays that of
+/// from [`MAX_WINDOW`] so that the log (4 bytes per change of a total,
+/// about 16 MiB per simulated second at 10,000 Snoop flows) stays that of
 /// 40,000 parts through one second at most.
 const PART_SECONDS: Time = 40_000 * SEC;
 
