@@ -22,6 +22,7 @@ use crate::packet::{FlowId, NodeId, Packet};
 use crate::registry::{self, Entry};
 
 pub mod meter;
+mod meter_codes;
 mod meter_log;
 
 pub use meter::{Holding, Meters, StateMeter, SEQ_BYTES};
