@@ -168,8 +168,8 @@ impl Meters {
         self.log.get_or_insert_with(Default::default).start(from);
     }
 
-    /// Apply the logged changes of the total in time order (changes at the
-    /// same instant in the order they were logged); later changes come at
+    /// Apply the logged changes of the total in time order (the changes of
+    /// one instant as their sum: only the settled value counts); later changes come at
     /// `until` or after (and less than 4 s after it).
     pub fn settle(&mut self, until: Time) {
         let Some(log) = self.log.as_deref_mut() else {

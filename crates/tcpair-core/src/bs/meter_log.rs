@@ -475,7 +475,7 @@ mod tests {
 
     proptest::proptest! {
         /// Changes logged in any order come out in time order, those of
-        /// one instant in the order logged, large ones as their sum.
+        /// one instant, large ones included, as their sum.
         #[test]
         fn changes_come_out_in_time_order(
             changes in proptest::collection::vec((0u64..3_000_000_000, -300i64..300), 0..300),
