@@ -22,12 +22,12 @@ pub(super) struct Codes {
     index: Box<[u64; Codes::SLOTS]>,
     /// In a window with changes logged without a code: the entries of each
     /// code applied, ...
-    pub(super) hits: Box<[u32; 1 << CODE_BITS]>,
+    hits: Box<[u32; 1 << CODE_BITS]>,
     /// ... and the changes logged most often without one: (count, key) by
     /// a slot of the key's hash, a slot taken by a change logged more often
     /// since it was last emptied ([`Codes::note_miss`]).
     missed: Box<[(u32, u32); Codes::SLOTS]>,
-    pub(super) missed_changes: u64,
+    missed_changes: u64,
 }
 
 impl Default for Codes {
@@ -46,6 +46,19 @@ impl Default for Codes {
 impl Codes {
     /// Slots of the index: twice the codes, so that probes stay short.
     const SLOTS: usize = 2 << CODE_BITS;
+
+    /// Whether this window logged changes without a code: then its codes'
+    /// uses are counted ([`Self::count_use`]) for [`Self::refit`].
+    #[inline]
+    pub(super) fn counting(&self) -> bool {
+        self.missed_changes > 0
+    }
+
+    /// An entry with code `c` applied, in a window that counts.
+    #[inline]
+    pub(super) fn count_use(&mut self, c: u32) {
+        self.hits[usize::from(c as u8)] += 1;
+    }
 
     /// A change logged without a code: counted, if it could have had one.
     /// Its slot counts it if the slot is its or empty; else the slot's
@@ -68,8 +81,8 @@ impl Codes {
 
     /// At a window's end (the log empty), after changes without a code: if
     /// they were more than one in 32, give the codes to the changes the
-    /// window logged most often (ties by key: the same codes whatever the
-    /// order of a hash map). The counts start again.
+    /// window logged most often (ties by key, so that the codes do not
+    /// depend on which slot a count sat in). The counts start again.
     pub(super) fn refit(&mut self) {
         let coded: u64 = self.hits.iter().map(|&h| u64::from(h)).sum();
         if self.missed_changes * 32 > coded + self.missed_changes {
@@ -107,7 +120,7 @@ impl Codes {
     /// A change as 32 bits (packets in 8, bytes in 24, two's complement),
     /// if it fits.
     #[inline]
-    fn key(dpkts: i64, dbytes: i64) -> Option<u32> {
+    pub(super) fn key(dpkts: i64, dbytes: i64) -> Option<u32> {
         let p = i8::try_from(dpkts).ok()?;
         if !(-(1 << 23)..1 << 23).contains(&dbytes) {
             return None;

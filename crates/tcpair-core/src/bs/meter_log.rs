@@ -109,7 +109,8 @@ impl Log {
         loop {
             let p = dpkts.clamp(-128, 127);
             let b = dbytes.clamp(-(1 << 23), (1 << 23) - 1);
-            self.wide[k].push(wide_entry(off, p, b));
+            let key = Codes::key(p, b).expect("a piece in range");
+            self.wide[k].push(wide_entry(off, key));
             dpkts -= p;
             dbytes -= b;
             if dpkts == 0 && dbytes == 0 {
@@ -143,7 +144,7 @@ impl Log {
         };
         let mut base = self.base;
         // Only a window that logged changes without a code counts its codes' uses.
-        let counting = self.codes.missed_changes > 0;
+        let counting = self.codes.counting();
         for (slice, wide) in self.slices.iter_mut().zip(&mut self.wide) {
             self.sorter.sort_by_time(slice);
             if !counting && wide.is_empty() {
@@ -188,7 +189,7 @@ fn apply_merged(
             apply(base + t, p, b);
         }
         if counting {
-            codes.hits[usize::from(c as u8)] += 1;
+            codes.count_use(c);
         }
         let (p, b) = codes.change(c);
         apply(base + Time::from(time_of(c)), p, b);
@@ -207,11 +208,10 @@ fn entry(off: u64, code: u8) -> u32 {
 }
 
 /// One entry of a side list: the time within its slice of `off` in the high
-/// 32 bits, then `p` packets (8 bits) and `b` bytes (24 bits), both in
-/// range and two's complement.
+/// 32 bits, the change's key ([`Codes::key`]) in the low 32.
 #[inline]
-fn wide_entry(off: u64, p: i64, b: i64) -> u64 {
-    ((off & ((1 << SLICE_BITS) - 1)) << 32) | ((p as u8 as u64) << 24) | (b as u64 & 0xff_ffff)
+fn wide_entry(off: u64, key: u32) -> u64 {
+    ((off & ((1 << SLICE_BITS) - 1)) << 32) | u64::from(key)
 }
 
 /// A side list's entry as (time within its slice, packets, bytes).
@@ -423,16 +423,10 @@ mod tests {
         }
     }
 
-    /// Drain `log` from window start 0, summing the changes of each instant.
+    /// Drain `log` (each instant's changes come as their sum).
     fn drained_sums(log: &mut Log) -> Vec<(Time, i64, i64)> {
-        let mut got: Vec<(Time, i64, i64)> = Vec::new();
-        log.drain_in_time_order(SEC, |t, p, b| match got.last_mut() {
-            Some(l) if l.0 == t => {
-                l.1 += p;
-                l.2 += b;
-            }
-            _ => got.push((t, p, b)),
-        });
+        let mut got = Vec::new();
+        log.drain_in_time_order(SEC, |t, p, b| got.push((t, p, b)));
         got
     }
 
