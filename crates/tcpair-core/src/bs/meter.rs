@@ -65,6 +65,65 @@ impl Holding {
     }
 }
 
+/// A [`Holding`] while a window's logged changes are applied in time
+/// order, one by one: signed, since the changes of one instant come in no
+/// particular order (`bs::meter_log`) and a part of them taken alone may
+/// take it below zero. Only the holding after all of an instant's changes
+/// is settled, so only that one must not be negative, and only it counts
+/// toward the peaks ([`Holding::add`] with each instant's sum does the same).
+struct Running {
+    pkts: i64,
+    bytes: i64,
+    pkts_peak: i64,
+    bytes_peak: i64,
+    last: Time,
+    /// The OR of the settled holdings: negative if one was.
+    settled_or: i64,
+}
+
+impl Running {
+    fn from(h: &Holding) -> Self {
+        let signed = |v: u64| i64::try_from(v).expect("a holding within 63 bits");
+        Running {
+            pkts: signed(h.pkts),
+            bytes: signed(h.bytes),
+            pkts_peak: signed(h.pkts_peak),
+            bytes_peak: signed(h.bytes_peak),
+            last: h.last,
+            settled_or: 0,
+        }
+    }
+
+    /// Apply a change at `now` (now >= the last change's instant).
+    #[inline]
+    fn add(&mut self, now: Time, dpkts: i64, dbytes: i64) {
+        if now > self.last {
+            // The holding at `last` is settled: no change at that instant is left.
+            self.pkts_peak = self.pkts_peak.max(self.pkts);
+            self.bytes_peak = self.bytes_peak.max(self.bytes);
+            self.settled_or |= self.pkts | self.bytes;
+            self.last = now;
+        }
+        self.pkts += dpkts;
+        self.bytes += dbytes;
+    }
+
+    /// The holding once every change is applied (the last instant's settled).
+    fn settled(self) -> Holding {
+        assert!(
+            (self.settled_or | self.pkts | self.bytes) >= 0,
+            "state below zero"
+        );
+        Holding {
+            pkts: self.pkts as u64,
+            bytes: self.bytes as u64,
+            pkts_peak: self.pkts_peak as u64,
+            bytes_peak: self.bytes_peak as u64,
+            last: self.last,
+        }
+    }
+}
+
 /// One connection's holding over time: its peaks and its time-average.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StateMeter {
@@ -168,15 +227,16 @@ impl Meters {
         self.log.get_or_insert_with(Default::default).start(from);
     }
 
-    /// Apply the logged changes of the total in time order (the changes of
-    /// one instant as their sum: only the settled value counts); later changes come at
-    /// `until` or after (and less than 4 s after it).
+    /// Apply the logged changes of the total in time order (those of one
+    /// instant in any order: only the settled value counts, [`Running`]);
+    /// later changes come at `until` or after (and less than 4 s after it).
     pub fn settle(&mut self, until: Time) {
         let Some(log) = self.log.as_deref_mut() else {
             return;
         };
-        let total = &mut self.total;
+        let mut total = Running::from(&self.total);
         log.drain_in_time_order(until, |at, p, b| total.add(at, p, b));
+        self.total = total.settled();
     }
 
     /// The total over all flows (with deferred changes: as of the last
