@@ -312,6 +312,39 @@ mod tests {
         assert_eq!(m.flow(1).unwrap().summary(4 * SEC).pkts_peak, 1);
     }
 
+    /// Applied one by one, an instant's changes may take the running total
+    /// below zero on their way: only the holding they leave is settled.
+    #[test]
+    fn an_instant_may_pass_below_zero_on_its_way() {
+        let start = Holding {
+            pkts: 1,
+            bytes: 100,
+            ..Holding::default()
+        };
+        let mut r = Running::from(&start);
+        r.add(5, -2, -200);
+        r.add(5, 1, 100);
+        r.add(7, 2, 300);
+        let h = r.settled();
+        assert_eq!((h.pkts, h.bytes), (2, 300));
+        assert_eq!((h.pkts_peak(), h.bytes_peak()), (2, 300));
+    }
+
+    /// A settled holding below zero is a bug of the agent that logged it.
+    #[test]
+    #[should_panic(expected = "state below zero")]
+    fn a_settled_holding_below_zero_stops_the_run() {
+        let start = Holding {
+            pkts: 1,
+            bytes: 100,
+            ..Holding::default()
+        };
+        let mut r = Running::from(&start);
+        r.add(5, -2, -200);
+        r.add(7, 1, 100);
+        r.settled();
+    }
+
     proptest::proptest! {
         /// Deferred and settled in windows, in any order of the flows within a
         /// window, the total is the same as applied in time order.
