@@ -312,16 +312,20 @@ mod tests {
         assert_eq!(m.flow(1).unwrap().summary(4 * SEC).pkts_peak, 1);
     }
 
+    /// A running total from a holding of one packet of 100 bytes.
+    fn running_from_one_packet() -> Running {
+        Running::from(&Holding {
+            pkts: 1,
+            bytes: 100,
+            ..Holding::default()
+        })
+    }
+
     /// Applied one by one, an instant's changes may take the running total
     /// below zero on their way: only the holding they leave is settled.
     #[test]
     fn an_instant_may_pass_below_zero_on_its_way() {
-        let start = Holding {
-            pkts: 1,
-            bytes: 100,
-            ..Holding::default()
-        };
-        let mut r = Running::from(&start);
+        let mut r = running_from_one_packet();
         r.add(5, -2, -200);
         r.add(5, 1, 100);
         r.add(7, 2, 300);
@@ -334,12 +338,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "state below zero")]
     fn a_settled_holding_below_zero_stops_the_run() {
-        let start = Holding {
-            pkts: 1,
-            bytes: 100,
-            ..Holding::default()
-        };
-        let mut r = Running::from(&start);
+        let mut r = running_from_one_packet();
         r.add(5, -2, -200);
         r.add(7, 1, 100);
         r.settled();

@@ -377,7 +377,7 @@ mod tests {
         ] {
             let mut log = Log::default();
             log.start(0);
-            let mut want: Vec<(Time, i64)> = Vec::new();
+            let mut want: Vec<(Time, i64, i64)> = Vec::new();
             let mut x: u64 = 7;
             for part in 0..parts {
                 let mut t = 0;
@@ -389,39 +389,41 @@ mod tests {
                     let at = t / 300 * 300; // coarse: instants repeat
                     let d = part % 7 - 3;
                     log.push(at, d, 0);
-                    want.push((at, d));
-                }
-            }
-            want.sort_by_key(|w| w.0);
-            let mut sums: Vec<(Time, i64)> = Vec::new();
-            for (t, d) in want {
-                match sums.last_mut() {
-                    Some(l) if l.0 == t => l.1 += d,
-                    _ => sums.push((t, d)),
+                    want.push((at, d, 0));
                 }
             }
             assert_eq!(log.slices.len(), 1, "one slice");
-            let got: Vec<(Time, i64)> = drained_sums(&mut log)
-                .into_iter()
-                .map(|(t, p, _)| (t, p))
-                .collect();
-            assert_eq!(got, sums, "{parts} parts of {each} changes");
+            assert_eq!(
+                drained_sums(&mut log),
+                sum_instants(want),
+                "{parts} parts of {each} changes"
+            );
         }
+    }
+
+    /// `changes` in time order, each instant's as their sum.
+    fn sum_instants(mut changes: Vec<(Time, i64, i64)>) -> Vec<(Time, i64, i64)> {
+        changes.sort_by_key(|c| c.0);
+        let mut sums: Vec<(Time, i64, i64)> = Vec::new();
+        for (t, p, b) in changes {
+            match sums.last_mut() {
+                Some(l) if l.0 == t => {
+                    l.1 += p;
+                    l.2 += b;
+                }
+                _ => sums.push((t, p, b)),
+            }
+        }
+        sums
     }
 
     /// Drain `log`, checking that its changes come in time order, and sum
     /// each instant's (which come in no particular order).
     fn drained_sums(log: &mut Log) -> Vec<(Time, i64, i64)> {
         let mut got: Vec<(Time, i64, i64)> = Vec::new();
-        log.drain_in_time_order(SEC, |t, p, b| match got.last_mut() {
-            Some(l) if l.0 == t => {
-                l.1 += p;
-                l.2 += b;
-            }
-            Some(l) if l.0 > t => panic!("{t} ns after {} ns", l.0),
-            _ => got.push((t, p, b)),
-        });
-        got
+        log.drain_in_time_order(SEC, |t, p, b| got.push((t, p, b)));
+        assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+        sum_instants(got)
     }
 
     /// Once the table's codes are all given, changes without one go to the
@@ -470,23 +472,14 @@ mod tests {
         ) {
             let mut log = Log::default();
             log.start(1_000);
-            let mut want: Vec<(Time, usize, i64)> = Vec::new();
-            for (i, &(t, d)) in changes.iter().enumerate() {
+            let mut want: Vec<(Time, i64, i64)> = Vec::new();
+            for &(t, d) in &changes {
                 // Coarse times, so that instants repeat.
                 let at = 1_000 + t / 50_000_000 * 50_000_000;
                 log.push(at, d, d * 40_000);
-                want.push((at, i, d));
+                want.push((at, d, d * 40_000));
             }
-            want.sort_by_key(|&(t, i, _)| (t, i));
-            let got = drained_sums(&mut log);
-            let mut sums: Vec<(Time, i64, i64)> = Vec::new();
-            for (t, _, d) in want {
-                match sums.last_mut() {
-                    Some(l) if l.0 == t => { l.1 += d; l.2 += d * 40_000; }
-                    _ => sums.push((t, d, d * 40_000)),
-                }
-            }
-            proptest::prop_assert_eq!(got, sums);
+            proptest::prop_assert_eq!(drained_sums(&mut log), sum_instants(want));
         }
     }
 }
