@@ -12,13 +12,13 @@ import click
 from rich.table import Table
 
 from tcpair.bench import bench, guard
-from tcpair.cli_common import _stderr, _stdout
+from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout
 
 
 @click.command("bench")
 @click.option(
     "--duration",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=3000.0,
     show_default=True,
     help="Simulated seconds per repeat.",
@@ -81,7 +81,7 @@ from tcpair.cli_common import _stderr, _stdout
 @click.option(
     "--within",
     "within_s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
     help="With --flows: also count the passes whose wall time is at most SECONDS "
@@ -289,7 +289,7 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
 @click.option("--seeds", type=click.IntRange(min=2), default=10, show_default=True)
 @click.option(
     "--duration",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=300.0,
     show_default=True,
     help="Simulated seconds per run.",

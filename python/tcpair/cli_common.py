@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from collections.abc import Iterator
@@ -43,6 +44,17 @@ def may_be_terminal() -> bool:
         return False
 
 
+class FiniteFloatRange(click.FloatRange):
+    """A :class:`click.FloatRange` that also refuses ``nan`` and ``inf``: Python's
+    ``float`` reads both, and no comparison with a bound rejects ``nan``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{rv} is not a finite number.", param, ctx)
+        return rv
+
+
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
@@ -70,7 +82,7 @@ dask_local_option = click.option(
 )
 until_ci_option = click.option(
     "--until-ci",
-    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    type=FiniteFloatRange(min=0, max=1, min_open=True, max_open=True),
     default=None,
     metavar="FRACTION",
     help="Add seeds until every point's 95% CI half-width is below FRACTION of its mean.",

@@ -15,12 +15,13 @@ per connection and in total).
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tcpair._errors import ScenarioError
+from tcpair._errors import ScenarioError, SimulationError
 
 RTT_MIN_S = 0.020
 RTT_MAX_S = 0.200
@@ -184,14 +185,19 @@ def bench_one(
     simulation, validating, encoding the tables), the process's peak RSS, which
     includes the interpreter and its imports (about 17 MiB), and the base station's
     state (:func:`bs_state_summary`)."""
-    flows_scenario(1, scheme, loss=loss, loss_model=loss_model)  # bad input: a clear error here
+    from tcpair.runcore import validate
+
+    # Bad input (a scheme, a loss, a duration) fails here, in the core's words,
+    # rather than in the child.
+    validate(flows_scenario(1, scheme, duration=duration, tables=tables, loss=loss,
+                            loss_model=loss_model))
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration)), str(int(tables)),
          loss_model, repr(float(loss))],
         capture_output=True, text=True, timeout=timeout_s, check=False,
     )
     if proc.returncode != 0:
-        raise RuntimeError(f"flows={n} scheme={scheme}: {proc.stderr.strip()[-400:]}")
+        raise SimulationError(f"{n:,} {scheme} flows: {_child_failure(proc)}")
     r = json.loads(proc.stdout.strip().splitlines()[-1])
     r.update(
         flows=n,
@@ -206,6 +212,21 @@ def bench_one(
         us_per_delivered=1e6 * r["loop_s"] / r["delivered"] if r["delivered"] else float("nan"),
     )
     return r
+
+
+def _child_failure(proc: subprocess.CompletedProcess[str]) -> str:
+    """Why a run's process failed. A Python error ends with its message (the
+    last line written); a process ended by a signal says why first, if at all:
+    an allocation the system refuses aborts the core (SIGABRT) after "memory
+    allocation of N bytes failed", and the kernel's out-of-memory killer
+    sends SIGKILL, which leaves nothing written."""
+    lines = [line for line in proc.stderr.strip().splitlines() if line.strip()]
+    if proc.returncode < 0:
+        sig = signal.Signals(-proc.returncode).name
+        hint = " (the system may have run out of memory)" if sig == "SIGKILL" else ""
+        why = f": {lines[0]}" if lines else ""
+        return f"the run's process was ended by {sig}{hint}{why}"
+    return lines[-1] if lines else f"the run's process exited with status {proc.returncode}"
 
 
 def bench_flows(

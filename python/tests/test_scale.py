@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import tcpair
+from tcpair import scale
 from tcpair.cli import main
 from tcpair.scale import SCHEMES, bench_one, flows_scenario
 
@@ -71,6 +72,50 @@ def test_cli_rejects_bad_counts_and_schemes(capsys) -> None:
             main(argv)
         assert exc.value.code == 2
         assert word in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench", "--flows", "2", "--duration", "nan"],
+        ["bench", "--flows", "2", "--duration", "inf"],
+        ["bench", "--flows", "2", "--duration", "1", "--within", "nan"],
+        ["bench", "--duration", "nan"],
+        ["reproduce", "snoop_fig3", "--until-ci", "nan"],
+    ],
+)
+def test_cli_rejects_numbers_that_are_not_finite(argv, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not a finite number" in err and "Traceback" not in err
+
+
+def test_bench_one_checks_the_scenario_before_its_process() -> None:
+    with pytest.raises(tcpair.ScenarioError, match=r"run\.duration: must be at most 1e9"):
+        bench_one(2, "reno", 1e12)
+
+
+_ABORTING_CHILD = (
+    "import os, sys; sys.stderr.write('memory allocation of 8 bytes failed\\n'); os.abort()"
+)
+
+
+def test_a_run_process_that_fails_is_a_clean_error(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(scale, "_CHILD", _ABORTING_CHILD)
+    aborted = r"2 reno flows: .* SIGABRT: memory allocation"
+    with pytest.raises(tcpair.SimulationError, match=aborted):
+        bench_one(2, "reno", 1.0)
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--flows", "2", "--schemes", "reno", "--duration", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: 2 reno flows: the run's process was ended by SIGABRT" in err
+    assert "Traceback" not in err
+    monkeypatch.setattr(scale, "_CHILD", "import sys; print('x', file=sys.stderr); sys.exit(3)")
+    with pytest.raises(tcpair.SimulationError, match=r"2 reno flows: x$"):
+        bench_one(2, "reno", 1.0)
 
 
 def test_cli_prints_the_table(capsys) -> None:
