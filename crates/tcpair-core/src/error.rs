@@ -44,6 +44,23 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// A number a user gave, as a message shows it: in decimals at everyday
+/// sizes and in scientific notation beyond them, where `{}` alone would
+/// write 1e300 as 301 digits and 1e-12 with eleven zeros.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shown(pub f64);
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (1e-4..1e16).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
 /// Errors while running a valid scenario (e.g. the event budget ran out).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SimError {

@@ -10,7 +10,7 @@
 //! by [`MAX_PACKETS`] and storage grows only with what is actually queued.
 
 use crate::engine::{Time, SEC};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Shown};
 
 /// The longest time any field may hold, in seconds (about 31.7 years).
 pub const MAX_TIME_S: f64 = 1e9;
@@ -39,13 +39,19 @@ pub fn time_of(field: &str, v: f64, allow_zero: bool) -> Result<Time, ConfigErro
     if !v.is_finite() || v < 0.0 || (!allow_zero && v == 0.0) {
         return Err(ConfigError::new(
             field,
-            format!("must be a finite number of seconds {want}, got {v}"),
+            format!(
+                "must be a finite number of seconds {want}, got {}",
+                Shown(v)
+            ),
         ));
     }
     if v > MAX_TIME_S {
         return Err(ConfigError::new(
             field,
-            format!("must be at most {MAX_TIME_S:e} s (about 31 years), got {v}"),
+            format!(
+                "must be at most {MAX_TIME_S:e} s (about 31 years), got {}",
+                Shown(v)
+            ),
         ));
     }
     let ns = (v * SEC as f64).round();
@@ -53,7 +59,8 @@ pub fn time_of(field: &str, v: f64, allow_zero: bool) -> Result<Time, ConfigErro
         return Err(ConfigError::new(
             field,
             format!(
-                "{v} s is below the resolution of 1 ns (it would round to 0); use at least 1e-9"
+                "{} s is below the resolution of 1 ns (it would round to 0); use at least 1e-9",
+                Shown(v)
             ),
         ));
     }
@@ -95,6 +102,20 @@ mod tests {
             assert!(time_of("x", bad, true).is_err(), "{bad}");
         }
         assert!(time_of("x", 0.0, false).is_err());
+    }
+
+    #[test]
+    fn messages_show_extreme_values_in_scientific_notation() {
+        let e = time_of("run.duration", 1e300, false).unwrap_err();
+        assert!(e.message.ends_with("got 1e300"), "{e}");
+        let e = time_of("x", 1e-12, false).unwrap_err();
+        assert!(e.message.starts_with("1e-12 s is below"), "{e}");
+        let e = time_of("x", -2.5, false).unwrap_err();
+        assert!(e.message.ends_with("got -2.5"), "{e}");
+        assert_eq!(Shown(0.0).to_string(), "0");
+        assert_eq!(Shown(3600.0).to_string(), "3600");
+        assert_eq!(Shown(f64::NAN).to_string(), "NaN");
+        assert_eq!(Shown(-1e20).to_string(), "-1e20");
     }
 
     #[test]

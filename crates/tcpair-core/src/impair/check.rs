@@ -2,7 +2,7 @@
 //! the table being parsed; the caller prefixes the scenario path with
 //! [`ConfigError::within`].
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Shown};
 use crate::limits::time_of;
 
 /// `v` must be a probability.
@@ -12,7 +12,7 @@ pub(crate) fn prob(field: &str, v: f64) -> Result<f64, ConfigError> {
     } else {
         Err(ConfigError::new(
             field,
-            format!("probability must be in [0, 1], got {v}"),
+            format!("probability must be in [0, 1], got {}", Shown(v)),
         ))
     }
 }

@@ -5,7 +5,7 @@
 
 use super::{check, ErrorModel, REGISTRY};
 use crate::engine::{secs, SimRng, Time};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Shown};
 
 #[derive(Debug)]
 pub struct Windowed {
@@ -75,7 +75,10 @@ pub fn build_windowed(table: &serde_json::Value) -> Result<Box<dyn ErrorModel>, 
             if !(s.is_finite() && s > start) {
                 return Err(ConfigError::new(
                     "stop",
-                    format!("must be a finite time in seconds after start ({start}), got {s}"),
+                    format!(
+                        "must be a finite time in seconds after start ({start}), got {}",
+                        Shown(s)
+                    ),
                 ));
             }
             Some(s)

@@ -5,7 +5,7 @@ use super::plugins::Plugins;
 use super::topo::lookup;
 use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec};
 use crate::engine::{secs, stream, Time};
-use crate::error::{in_range, ConfigError};
+use crate::error::{in_range, ConfigError, Shown};
 use crate::limits;
 use crate::net::{DirId, LinkKind, NodeKind, Router, Topology};
 use crate::packet::NodeId;
@@ -148,7 +148,10 @@ fn start_and_jitter(
     if send > 0.0 && secs(send) == 0 {
         return Err(err(
             format!("{p}.send_jitter"),
-            format!("must be 0 or at least 1 ns (the time resolution), got {send}"),
+            format!(
+                "must be 0 or at least 1 ns (the time resolution), got {}",
+                Shown(send)
+            ),
         ));
     }
     let mut t = secs(start);

@@ -5,7 +5,7 @@
 
 use super::topo::lookup;
 use super::{err, MediumSpec, ScenarioSpec};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Shown};
 use crate::impair::pipeline::ImpairSpec;
 use crate::impair::Pipeline;
 use crate::limits;
@@ -110,7 +110,7 @@ fn medium(i: usize, m: &MediumSpec, seed: u64, topo: &mut Topology) -> Result<()
             if !v.is_finite() || v < 0.0 {
                 return Err(err(
                     format!("{sp}.{k}"),
-                    format!("positions are metres >= 0, got {v}"),
+                    format!("positions are metres >= 0, got {}", Shown(v)),
                 ));
             }
         }

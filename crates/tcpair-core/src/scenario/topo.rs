@@ -3,7 +3,7 @@
 
 use super::{check_secs, err, LinkKindSpec, LinkSpec, NodeKindSpec, ScenarioSpec};
 use crate::engine::secs;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Shown};
 use crate::impair::pipeline::ImpairSpec;
 use crate::impair::Pipeline;
 use crate::limits;
@@ -86,8 +86,9 @@ fn link(i: usize, l: &mut LinkSpec, seed: u64, topo: &mut Topology) -> Result<()
         return Err(err(
             format!("{p}.bandwidth"),
             format!(
-                "must be a rate from 1 bit/s to {:e} bit/s, got {bw}",
-                limits::MAX_BANDWIDTH_BPS
+                "must be a rate from 1 bit/s to {:e} bit/s, got {}",
+                limits::MAX_BANDWIDTH_BPS,
+                Shown(bw)
             ),
         ));
     }

@@ -39,7 +39,7 @@ use super::notices::NoticeList;
 use super::{DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS, DEFAULT_RXMIT_THRESHOLD};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict, SEQ_BYTES};
 use crate::engine::{secs, Time};
-use crate::error::{from_value, in_range, ConfigError};
+use crate::error::{from_value, in_range, ConfigError, Shown};
 use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx, MAX_LOSS_BLOCKS};
 use crate::units::Quantity;
 use serde::Deserialize;
@@ -126,7 +126,7 @@ fn local_timer(q: &Quantity) -> Result<Time, ConfigError> {
     if !v.is_finite() || !(1e-6..=3600.0).contains(&v) {
         return Err(ConfigError::new(
             "local_timer",
-            format!("must be a time from 1 us to 3600 s, got {v} s"),
+            format!("must be a time from 1 us to 3600 s, got {} s", Shown(v)),
         ));
     }
     Ok(secs(v))

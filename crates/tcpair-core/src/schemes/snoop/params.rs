@@ -3,7 +3,7 @@
 //! their validation.
 
 use crate::engine::{secs, Time, MS};
-use crate::error::{from_value, ConfigError};
+use crate::error::{from_value, ConfigError, Shown};
 use crate::units::Quantity;
 use serde::Deserialize;
 
@@ -53,7 +53,10 @@ pub(super) fn seconds(field: &str, q: &Option<Quantity>, dflt: Time) -> Result<T
     if !v.is_finite() || v <= 0.0 || v > 3600.0 {
         return Err(ConfigError::new(
             field,
-            format!("must be a number of seconds > 0 (at most 3600), got {v}"),
+            format!(
+                "must be a number of seconds > 0 (at most 3600), got {}",
+                Shown(v)
+            ),
         ));
     }
     Ok(secs(v).max(1))

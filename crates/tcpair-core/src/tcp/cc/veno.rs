@@ -58,7 +58,7 @@
 
 use super::reno::reno_grow;
 use super::{half_flight, BuildFn, CongestionOps, LossCtx};
-use crate::error::{from_value, ConfigError};
+use crate::error::{from_value, ConfigError, Shown};
 use crate::registry::Entry;
 use crate::tcp::{History, Window};
 use serde::Deserialize;
@@ -90,7 +90,10 @@ fn build(v: &serde_json::Value) -> Result<Box<dyn CongestionOps>, ConfigError> {
     if !(p.beta.is_finite() && p.beta > 0.0) {
         return Err(ConfigError::new(
             "beta",
-            format!("must be a positive number of packets, got {}", p.beta),
+            format!(
+                "must be a positive number of packets, got {}",
+                Shown(p.beta)
+            ),
         ));
     }
     Ok(Box::new(Veno::new(p.beta)))

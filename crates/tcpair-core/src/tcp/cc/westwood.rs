@@ -49,7 +49,7 @@
 use super::reno::reno_grow;
 use super::{half_flight, BuildFn, CongestionOps, LossCtx};
 use crate::engine::{secs, to_secs, Time, MS};
-use crate::error::{from_value, ConfigError};
+use crate::error::{from_value, ConfigError, Shown};
 use crate::registry::Entry;
 use crate::tcp::{History, Window};
 use crate::units::Quantity;
@@ -87,7 +87,7 @@ fn interval(q: &Quantity) -> Result<Time, ConfigError> {
     if !(v.is_finite() && (0.0..=3600.0).contains(&v)) {
         return Err(ConfigError::new(
             field,
-            format!("must be a number of seconds in 0..=3600, got {v}"),
+            format!("must be a number of seconds in 0..=3600, got {}", Shown(v)),
         ));
     }
     Ok(secs(v))

@@ -10,7 +10,7 @@
 
 use super::{AckInfo, Counters, Decision, History, Window};
 use crate::engine::Time;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Shown};
 use crate::registry::{boxed_clone, Entry};
 
 pub mod always_wireless;
@@ -136,7 +136,7 @@ pub(crate) fn check_fraction(field: &str, v: f64, lo: f64, hi: f64) -> Result<f6
     } else {
         Err(ConfigError::new(
             field,
-            format!("must be a number in {lo}..={hi}, got {v}"),
+            format!("must be a number in {lo}..={hi}, got {}", Shown(v)),
         ))
     }
 }

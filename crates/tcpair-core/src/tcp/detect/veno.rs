@@ -13,7 +13,7 @@
 //! Reno). N = beta -> congestion (the congestive state is N >= beta).
 
 use super::{BuildFn, Cause, Detector, Query};
-use crate::error::{from_value, ConfigError};
+use crate::error::{from_value, ConfigError, Shown};
 use crate::registry::Entry;
 use crate::tcp::cc::veno::DEFAULT_BETA;
 use serde::Deserialize;
@@ -41,7 +41,10 @@ fn build(v: &serde_json::Value) -> Result<Box<dyn Detector>, ConfigError> {
     if !(p.beta.is_finite() && p.beta > 0.0) {
         return Err(ConfigError::new(
             "beta",
-            format!("must be a positive number of packets, got {}", p.beta),
+            format!(
+                "must be a positive number of packets, got {}",
+                Shown(p.beta)
+            ),
         ));
     }
     Ok(Box::new(VenoLda { beta: p.beta }))
