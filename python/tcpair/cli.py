@@ -36,6 +36,7 @@ from tcpair.cli_common import (
     _stderr,
     _stdout,
     may_be_terminal,
+    os_error_line,
 )
 
 # Commands in modules of their own, imported when first named (or listed by
@@ -235,17 +236,6 @@ def validate_cmd(file: str, overrides: tuple[str, ...], seed: int | None, as_jso
         f"{len(sc.get('flows', []))} flows, duration {run_t.get('duration')} s, "
         f"seed {run_t.get('seed')}"
     )
-
-
-def os_error_line(exc: OSError) -> str:
-    """A filesystem error in the user's terms: the path, then what the OS said."""
-    path = exc.filename
-    what = exc.strerror or str(exc)
-    if path is None:
-        return what
-    if isinstance(exc, FileExistsError) and not os.path.isdir(path):
-        what = "exists and is not a directory"
-    return f"{path}: {what}"
 
 
 def _error(message: str) -> None:

@@ -12,7 +12,7 @@ import click
 from rich.table import Table
 
 from tcpair.bench import bench, guard
-from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout
+from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout, os_error_line
 
 
 @click.command("bench")
@@ -204,7 +204,10 @@ def _bench_flows(
         raise click.BadParameter(
             f"{schemes!r}: known schemes are {', '.join(SCHEMES)}", param_hint="--schemes"
         )
+    if save:  # before the runs, which may take many minutes
+        _writable_parent(save, "--save")
     err = _stderr()
+
     def progress(n: int, scheme: str, k: int) -> None:
         of = f" (pass {k} of {passes})" if passes > 1 else ""
         err.print(f"  {scheme}, {n} flows{of} ...")
@@ -214,7 +217,6 @@ def _bench_flows(
         passes=passes, within_s=within_s,
     )
     if save:
-        Path(save).parent.mkdir(parents=True, exist_ok=True)
         Path(save).write_text(json.dumps(rows, indent=1) + "\n")
     if as_json:
         click.echo(json.dumps(rows))
@@ -243,6 +245,14 @@ def _bench_flows(
             *_state_cells(r),
         )
     _stdout().print(table)
+
+
+def _writable_parent(path: str, option: str) -> None:
+    """Make the folder ``path`` goes in, or fail naming ``option``."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.BadParameter(os_error_line(exc), param_hint=option) from None
 
 
 def _state_cells(r: dict) -> list[str]:

@@ -55,6 +55,17 @@ class FiniteFloatRange(click.FloatRange):
         return rv
 
 
+def os_error_line(exc: OSError) -> str:
+    """A filesystem error in the user's terms: the path, then what the OS said."""
+    path = exc.filename
+    what = exc.strerror or str(exc)
+    if path is None:
+        return what
+    if isinstance(exc, FileExistsError) and not os.path.isdir(path):
+        what = "exists and is not a directory"
+    return f"{path}: {what}"
+
+
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"

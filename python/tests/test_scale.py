@@ -118,6 +118,17 @@ def test_a_run_process_that_fails_is_a_clean_error(monkeypatch, capsys) -> None:
         bench_one(2, "reno", 1.0)
 
 
+def test_cli_checks_where_it_saves_before_the_runs(tmp_path, capsys) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--flows", "2", "--duration", "1", "--save", str(blocker / "rows.json")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--save" in err and str(blocker) in err
+    assert "flows ..." not in err  # no run started
+
+
 def test_cli_prints_the_table(capsys) -> None:
     import json
 
