@@ -73,7 +73,7 @@ def sweep_cmd(
 
     spec = load_sweep(file)
     if dry_run:
-        _dry_run(spec, out, quick)
+        _dry_run(spec, out, quick, ci_metric)
         return 0
     require_core()
     with _resume_hint():
@@ -102,15 +102,18 @@ def sweep_cmd(
     return EXIT_INCOMPLETE if res.incomplete else 0
 
 
-def _dry_run(spec: Any, out: Path | None, quick: bool) -> None:
-    """Check every grid point in the core, then show the grid and the store's state."""
+def _dry_run(spec: Any, out: Path | None, quick: bool, metric: str | None) -> None:
+    """Check every grid point in the core and the metric against a run's columns,
+    then show the grid and the store's state."""
     from tcpair.runner import dry_run as plan_only
+    from tcpair.runner import preflight
     from tcpair.sweepview import invalid_grid_message, invalid_points
 
     info = plan_only(spec, out, quick)
     bad = invalid_points(spec, quick)
     if bad:
         raise ScenarioError(invalid_grid_message(spec, bad, info["points"]))
+    preflight(spec, quick, metric)
     con = _stdout()
     # parts may have their own seeds: then the count is the most of any part
     upto = "up to " if info["points"] * info["seeds_per_point"] != info["runs"] else ""

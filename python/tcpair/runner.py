@@ -477,6 +477,13 @@ def open_sweep(directory: str | Path) -> SweepResult:
     return SweepResult(spec, Path(directory), tasks, quick)
 
 
+def preflight(spec: SweepSpec, quick: bool, metric: str | None = None) -> None:
+    """The checks a sweep makes before it writes anything, for a dry run: the
+    grid's points in the core, and ``metric`` (default the sweep's) against the
+    columns a run produces."""
+    _preflight(spec, spec.plan(quick, version_string()), [metric or spec.metric])
+
+
 def dry_run(spec: SweepSpec, out: str | Path | None, quick: bool) -> dict[str, Any]:
     """What a sweep would do: grid size, runs, and how many the store already has."""
     directory = store_dir(spec, out)
@@ -514,6 +521,7 @@ __all__ = [
     "open_sweep",
     "plan_join",
     "point_stats",
+    "preflight",
     "run_sweep",
     "run_task",
     "task_records",

@@ -149,6 +149,15 @@ def test_dry_run_checks_every_point(cli, tmp_path: Path) -> None:
     assert code == 0, err
     assert "every point is valid" in out and "4 to run" in out
     assert not (tmp_path / "st").exists()
+    # The metric is checked as a run would check it, the sweep's own or --ci-metric's.
+    f.write_text(f.read_text().replace('seeds = 2', 'seeds = 2\nmetric = "nope"'))
+    code, out, err = cli("sweep", str(f), "--out", str(tmp_path / "st"), "--dry-run")
+    assert code == 2 and out == "" and "metric 'nope': no such flow metric" in err
+    f = write_sweep(tmp_path, "[0.0, 0.02]")
+    args = ("sweep", str(f), "--out", str(tmp_path / "st"), "--dry-run", "--ci-metric", "gput")
+    code, out, err = cli(*args)
+    assert code == 2 and out == "" and "metric 'gput': no such flow metric" in err
+    assert not (tmp_path / "st").exists()
 
 
 def _header(stdout: str) -> str:
