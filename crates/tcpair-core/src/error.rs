@@ -203,8 +203,38 @@ fn expected_words(exp: &str, field: &str) -> String {
     }
 }
 
+/// The largest value of serde's unsigned type name `exp`, if it is one.
+fn unsigned_max(exp: &str) -> Option<u64> {
+    match exp.trim() {
+        "u8" => Some(u8::MAX.into()),
+        "u16" => Some(u16::MAX.into()),
+        "u32" => Some(u32::MAX.into()),
+        "u64" | "usize" => Some(u64::MAX),
+        _ => None,
+    }
+}
+
+/// A whole number >= 0 as JSON holds it: an integer, or a float with no
+/// fraction (JSON integers beyond 2^64 arrive as floats).
+fn whole_and_not_negative(v: &serde_json::Value) -> bool {
+    v.as_u64().is_some() || v.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0)
+}
+
+/// What serde's type name `exp` means for the value `got`: a whole number
+/// too large for an unsigned field is told the field's largest value (it
+/// is a whole number >= 0, which the general words would ask for).
+fn expected_for(exp: &str, field: &str, got: Option<&serde_json::Value>) -> String {
+    match (unsigned_max(exp), got) {
+        (Some(max), Some(v)) if whole_and_not_negative(v) => {
+            format!("a whole number from 0 to {max}")
+        }
+        _ => expected_words(exp, field),
+    }
+}
+
 /// serde's message rewritten in the user's terms (field kinds, not Rust types).
 fn plain_words(msg: &str, field: &str, got: Option<&serde_json::Value>) -> String {
+    let value = got;
     let got = got.map(show);
     let with_got = |want: String| match &got {
         Some(g) => format!("expected {want}, got {g}"),
@@ -218,7 +248,7 @@ fn plain_words(msg: &str, field: &str, got: Option<&serde_json::Value>) -> Strin
             .strip_prefix(prefix)
             .and_then(|rest| rest.rsplit_once(", expected "))
         {
-            return with_got(expected_words(exp, field));
+            return with_got(expected_for(exp, field, value));
         }
     }
     if msg.starts_with("unknown field `") {
@@ -370,6 +400,17 @@ mod tests {
             ("queue", json!(-1), "a whole number >= 0"),
             ("queue", json!("abc"), "a whole number >= 0, got \"abc\""),
             ("queue", json!(1.5), "got 1.5"),
+            // A whole number >= 0 too large for the field: its largest value.
+            (
+                "queue",
+                json!(5_000_000_000u64),
+                "a whole number from 0 to 4294967295, got 5000000000",
+            ),
+            (
+                "queue",
+                json!(1.5e21),
+                "a whole number from 0 to 4294967295, got 1.5e+21",
+            ),
             ("bandwidth", json!(true), "a rate such as"),
             ("delay", json!([1]), "a time such as"),
             ("on", json!(1), "true or false"),
