@@ -105,15 +105,15 @@ def sweep_cmd(
 def _dry_run(spec: Any, out: Path | None, quick: bool, metric: str | None) -> None:
     """Check every grid point in the core and the metric against a run's columns,
     then show the grid and the store's state."""
+    from tcpair.runner import check_metric
     from tcpair.runner import dry_run as plan_only
-    from tcpair.runner import preflight
     from tcpair.sweepview import invalid_grid_message, invalid_points
 
     info = plan_only(spec, out, quick)
     bad = invalid_points(spec, quick)
     if bad:
         raise ScenarioError(invalid_grid_message(spec, bad, info["points"]))
-    preflight(spec, quick, metric)
+    check_metric(spec, quick, metric)
     con = _stdout()
     # parts may have their own seeds: then the count is the most of any part
     upto = "up to " if info["points"] * info["seeds_per_point"] != info["runs"] else ""

@@ -173,6 +173,13 @@ def _preflight(spec: SweepSpec, tasks: Sequence[Task], metrics: Sequence[str]) -
         t, msg = errors[0]
         where = ", ".join(f"{k}={v}" for k, v in t.labels.items()) or "the base scenario"
         raise ScenarioError(f"sweep {spec.name!r}: every run is invalid; at {where}: {msg}")
+    _check_metrics(valid, metrics)
+
+
+def _check_metrics(valid: Task, metrics: Sequence[str]) -> None:
+    """Refuse ``metrics`` that are not columns of a run: a throw-away 1 ms run
+    of ``valid`` (a task the core accepts) says which columns there are."""
+    core = require_core()
     probe = json.loads(json.dumps(valid.scenario, default=str))
     probe.setdefault("run", {}).update({"duration": 0.001, "warmup": 0.0})
     try:
@@ -477,11 +484,13 @@ def open_sweep(directory: str | Path) -> SweepResult:
     return SweepResult(spec, Path(directory), tasks, quick)
 
 
-def preflight(spec: SweepSpec, quick: bool, metric: str | None = None) -> None:
-    """The checks a sweep makes before it writes anything, for a dry run: the
-    grid's points in the core, and ``metric`` (default the sweep's) against the
-    columns a run produces."""
-    _preflight(spec, spec.plan(quick, version_string()), [metric or spec.metric])
+def check_metric(spec: SweepSpec, quick: bool, metric: str | None = None) -> None:
+    """For a dry run whose every point the core accepts: ``metric`` (default the
+    sweep's) against the columns a run produces, as a sweep checks it before it
+    writes anything."""
+    tasks = spec.plan(quick, version_string())
+    if tasks:
+        _check_metrics(tasks[0], [metric or spec.metric])
 
 
 def dry_run(spec: SweepSpec, out: str | Path | None, quick: bool) -> dict[str, Any]:
@@ -516,12 +525,12 @@ __all__ = [
     "ExecStats",
     "PlainProgress",
     "SweepResult",
+    "check_metric",
     "dry_run",
     "execute",
     "open_sweep",
     "plan_join",
     "point_stats",
-    "preflight",
     "run_sweep",
     "run_task",
     "task_records",

@@ -234,9 +234,8 @@ fn expected_for(exp: &str, field: &str, got: Option<&serde_json::Value>) -> Stri
 
 /// serde's message rewritten in the user's terms (field kinds, not Rust types).
 fn plain_words(msg: &str, field: &str, got: Option<&serde_json::Value>) -> String {
-    let value = got;
-    let got = got.map(show);
-    let with_got = |want: String| match &got {
+    let shown = got.map(show);
+    let with_got = |want: String| match &shown {
         Some(g) => format!("expected {want}, got {g}"),
         None => format!("expected {want}"),
     };
@@ -248,7 +247,7 @@ fn plain_words(msg: &str, field: &str, got: Option<&serde_json::Value>) -> Strin
             .strip_prefix(prefix)
             .and_then(|rest| rest.rsplit_once(", expected "))
         {
-            return with_got(expected_for(exp, field, value));
+            return with_got(expected_for(exp, field, got));
         }
     }
     if msg.starts_with("unknown field `") {
