@@ -369,6 +369,8 @@ def ns2_check_cmd(
     if ns_binary() is None:
         _stderr().print(f"ns2-check skipped: {missing_message()}")
         return
+    if csv_path:  # before the runs, which take minutes
+        _writable_parent(csv_path, "--csv")
     err = _stderr()
     points = TWO_LINK_POINTS if two_links else SNOOP_POINTS if snoop else DEFAULT_POINTS
     df = crosscheck(
@@ -379,7 +381,6 @@ def ns2_check_cmd(
         progress=lambda d, n: err.print(f"  {d}/{n} ns-2 runs") if d % 20 == 0 or d == n else None,
     )
     if csv_path:
-        Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
         df.to_csv(csv_path, index=False)
     if markdown:
         click.echo(crosscheck_markdown(df))
@@ -410,9 +411,13 @@ def _conventions(
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     if not wanted:
         raise click.BadParameter("name at least one target (or all)", param_hint="--targets")
+    if csv_path:  # before the runs, which take minutes; a bad name first makes nothing
+        from tcpair.reproduce import resolve_targets
+
+        resolve_targets(wanted)
+        _writable_parent(csv_path, "--csv")
     df = compare_conventions(wanted, out, quick=quick, jobs=jobs, say=err.print)
     if csv_path:
-        Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
         df.to_csv(csv_path, index=False)
     if markdown:
         click.echo(conventions_markdown(df))

@@ -210,3 +210,15 @@ def test_two_links_points_run_both_paths() -> None:
     assert snoop["goodput_kbps_ns2"] > plain["goodput_kbps_ns2"]
     assert snoop["goodput_kbps_tcpair"] > plain["goodput_kbps_tcpair"]
     assert "(MH -> MH)" in crosscheck_markdown(df)
+
+
+def test_crosscheck_checks_where_the_csv_goes_before_the_runs(tmp_path, capsys) -> None:
+    ns2()
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as exc:
+        main(["ns2-check", "--seeds", "2", "--csv", str(blocker / "table.csv")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--csv" in err and str(blocker) in err
+    assert "ns-2 runs" not in err  # no run started

@@ -48,3 +48,22 @@ def test_cli_names_a_bad_target(capsys) -> None:
             main(argv)
         assert exc.value.code == 2
         assert word in capsys.readouterr().err
+
+
+def test_cli_checks_where_the_csv_goes_before_the_runs(tmp_path, capsys) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    argv = ["ns2-check", "--targets", "clrp_fig8", "--quick", "--out", str(tmp_path / "runs"),
+            "--csv", str(blocker / "table.csv")]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--csv" in err and str(blocker) in err
+    assert not (tmp_path / "runs").exists()  # no run started
+    # A bad target name is told first, and makes no folder for the table.
+    with pytest.raises(SystemExit) as exc:
+        main(["ns2-check", "--targets", "nosuch", "--csv", str(tmp_path / "new" / "t.csv")])
+    assert exc.value.code == 2
+    assert "nosuch" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
