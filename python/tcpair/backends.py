@@ -294,6 +294,11 @@ class DaskBackend(Backend):
                 self.client = Client(scheduler, timeout="15s")
             except (OSError, TimeoutError) as exc:
                 raise ScenarioError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+            except ValueError as exc:  # Dask's parse of the address (no port, unknown scheme)
+                raise ScenarioError(
+                    f"--scheduler {scheduler!r} is not a scheduler's address ({exc}); "
+                    "give it as tcp://HOST:PORT"
+                ) from None
             self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
             self.address = scheduler
         else:

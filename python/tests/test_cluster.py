@@ -149,3 +149,15 @@ def test_workers_elsewhere_import_a_detector_beside_the_scenario(
     assert set(py["status"]) == {"ok"} and len(py) == 3
     assert list(py["goodput_kbps"]) == list(rs["goodput_kbps"])
     assert [p for p in work.rglob("*") if p.is_file()] == [], "a worker wrote a file"
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://hostonly", "nosuchscheme://h:1"])
+def test_an_address_dask_cannot_parse_is_one_line(address: str, tmp_path: Path, cli) -> None:
+    """Not a traceback of Dask's address parser: the option, the value, the form."""
+    out = tmp_path / "store"
+    code, _, err = cli("sweep", str(REPO / "sweeps" / "clrp_fig8.toml"), "--quick",
+                       "--out", str(out), "--scheduler", address)
+    assert code == 2
+    assert f"--scheduler {address!r}" in err and "tcp://HOST:PORT" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
