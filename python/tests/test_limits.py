@@ -43,6 +43,10 @@ def _one_error_line(err: str) -> str:
         ("run.duration=nan", "run.duration", "finite"),
         ("links.wireless.forward.loss.p=inf", "links.wireless.forward.loss.p", "finite"),
         ("run.seed=9223372036854775808", "run.seed", "2^63 - 1"),
+        ("run.seed=18446744073709551616", "run.seed", "2^63 - 1"),
+        ("links.wired.queue=5000000000", "links.wired.queue", "from 0 to 1000000"),
+        ("flows.tcp1.window=5000000000", "flows.tcp1.window", "from 1 to 1000000"),
+        ("flows.tcp1.ack_size=5000000000", "flows.tcp1.ack_size", "at most 65534 bytes"),
         (
             'links.wireless.forward.loss={model="markov2_time", mean_good=1e8, mean_bad=1,'
             ' loss_good=0, loss_bad=1, sojourn="geometric", slot=1e-9}',

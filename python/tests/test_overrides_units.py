@@ -77,7 +77,7 @@ BAD_VALUES = [
     ({"links.wireless.queue": "abc"}, "links.wireless.queue", 'got "abc"'),
     ({"flows.tcp1.window": 1.5}, "flows.tcp1.window", "a whole number >= 0, got 1.5"),
     ({"flows.tcp1.packet_size": -1}, "flows.tcp1.packet_size", "a size in bytes"),
-    ({"run.seed": "x"}, "run.seed", "a whole number >= 0"),
+    ({"run.seed": "x"}, "run.seed", "a whole number from 0 to 9223372036854775807"),
     ({"links.wireless.bandwidth": True}, "links.wireless.bandwidth", "a rate such as"),
     ({"links.wireless.bandwidth": "fast"}, "links.wireless.bandwidth", '"fast"'),
     ({"links.wireless.bandwidth": "10M"}, "links.wireless.bandwidth", "unknown rate unit"),

@@ -68,15 +68,15 @@ pub fn time_of(field: &str, v: f64, allow_zero: bool) -> Result<Time, ConfigErro
 }
 
 /// `v` packets, from 1 (0 if `allow_zero`) to [`MAX_PACKETS`].
-pub fn packets(field: &str, v: u32, allow_zero: bool) -> Result<u32, ConfigError> {
-    let lo = u32::from(!allow_zero);
-    if v < lo || v > MAX_PACKETS {
-        return Err(ConfigError::new(
+pub fn packets(field: &str, v: u64, allow_zero: bool) -> Result<u32, ConfigError> {
+    let lo = u64::from(!allow_zero);
+    match u32::try_from(v) {
+        Ok(n) if v >= lo && n <= MAX_PACKETS => Ok(n),
+        _ => Err(ConfigError::new(
             field,
             format!("must be a whole number of packets from {lo} to {MAX_PACKETS}, got {v}"),
-        ));
+        )),
     }
-    Ok(v)
 }
 
 #[cfg(test)]
@@ -129,9 +129,15 @@ mod tests {
     fn packets_are_bounded() {
         assert!(packets("q", 0, true).is_ok());
         assert!(packets("q", 0, false).is_err());
-        let e = packets("links.l.queue", u32::MAX, true).unwrap_err();
+        let e = packets("links.l.queue", u32::MAX.into(), true).unwrap_err();
         assert!(
             e.message.contains("from 0 to 1000000, got 4294967295"),
+            "{e}"
+        );
+        // Beyond the 32 bits a count is kept in: the same range, the value as given.
+        let e = packets("links.l.queue", 5_000_000_000, true).unwrap_err();
+        assert!(
+            e.message.contains("from 0 to 1000000, got 5000000000"),
             "{e}"
         );
     }

@@ -67,11 +67,22 @@ fn time_multiplier(unit: &str) -> Option<f64> {
 /// Size units: `B` (bytes), `kB`/`KB` (10^3 bytes), `KiB` (1024 bytes).
 pub const SIZE_UNITS: &str = "B, kB, KB (1000 bytes) or KiB (1024 bytes)";
 
-/// Bytes in a size written as a whole number or a string with a unit.
-pub fn bytes_of(v: &serde_json::Value) -> Result<u32, String> {
+/// 2^64, the first whole number a `u64` cannot hold.
+const TWO_TO_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// Bytes in a size written as a whole number or a string with a unit. Any
+/// whole number of bytes is read: the field's own check says what range it
+/// takes (a packet's size: at most 65535), so that the message for a size too
+/// large for any field gives that range, not the integer type's.
+pub fn bytes_of(v: &serde_json::Value) -> Result<u64, String> {
     let want = || format!("expected a size in bytes such as 1000 or \"1kB\", got {v}");
     let bytes = match v {
-        serde_json::Value::Number(n) => n.as_u64().ok_or_else(want)? as f64,
+        serde_json::Value::Number(n) => match (n.as_u64(), n.as_f64()) {
+            (Some(b), _) => return Ok(b),
+            // Whole numbers beyond 64 bits arrive as floats.
+            (None, Some(f)) if f >= TWO_TO_64 => f,
+            _ => return Err(want()),
+        },
         serde_json::Value::String(s) => {
             let (num, unit) = split_num(s).ok_or_else(want)?;
             let mult = match unit.as_str() {
@@ -88,13 +99,15 @@ pub fn bytes_of(v: &serde_json::Value) -> Result<u32, String> {
         }
         _ => return Err(want()),
     };
-    if !(0.0..=f64::from(u32::MAX)).contains(&bytes) || bytes.fract() != 0.0 {
+    if bytes < 0.0 || bytes.fract() != 0.0 || !bytes.is_finite() {
+        return Err(format!("expected a whole number of bytes >= 0, got {v}"));
+    }
+    if bytes >= TWO_TO_64 {
         return Err(format!(
-            "expected a whole number of bytes from 0 to {}, got {v}",
-            u32::MAX
+            "expected a size in bytes, got {v}, beyond any size"
         ));
     }
-    Ok(bytes as u32)
+    Ok(bytes as u64)
 }
 
 /// Memory size units: decimal (`kB`/`KB`, `MB`, `GB`, `TB`) and binary
@@ -139,7 +152,7 @@ pub fn memory_of(v: &serde_json::Value) -> Result<u64, String> {
 }
 
 /// serde `deserialize_with` for byte sizes (`packet_size = "1kB"`).
-pub fn de_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+pub fn de_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     let v = serde_json::Value::deserialize(d)?;
     bytes_of(&v).map_err(serde::de::Error::custom)
 }
@@ -251,6 +264,8 @@ mod tests {
             json!("2 kb"),
             json!("2MB"),
             json!(true),
+            json!(1e30),
+            json!("1e30B"),
         ] {
             let e = bytes_of(&bad).unwrap_err();
             assert!(e.contains("bytes") || e.contains("size unit"), "{bad}: {e}");

@@ -123,9 +123,56 @@ fn seeds_fit_in_a_signed_64_bit_integer() {
         "run.seed",
         "2^63 - 1",
     );
+    // Beyond 64 bits, negative or fractional: the same range in the message.
+    for bad in [
+        json!(1.8446744073709552e19),
+        json!(-1),
+        json!(1.5),
+        json!("x"),
+    ] {
+        expect(|v| v["run"]["seed"] = bad.clone(), "run.seed", "2^63 - 1");
+    }
     let mut v = base();
     v["run"]["seed"] = json!(9_223_372_036_854_775_807u64);
     assert!(Sim::from_value(&v).is_ok());
+}
+
+#[test]
+fn counts_too_large_for_32_bits_get_their_fields_range() {
+    // Once told the 32-bit type's largest value, which the field's own
+    // range (checked next) then refused at a tenth of it.
+    let big = || json!(5_000_000_000u64);
+    let tail = "got 5000000000";
+    expect(
+        |v| v["links"][0]["queue"] = big(),
+        "links.wired.queue",
+        "from 0 to 1000000",
+    );
+    expect(
+        |v| v["links"][1]["forward"]["queue"] = big(),
+        "links.wireless.forward.queue",
+        tail,
+    );
+    expect(
+        |v| v["flows"][0]["window"] = big(),
+        "flows.tcp1.window",
+        "from 1 to 1000000",
+    );
+    expect(
+        |v| v["flows"][0]["packet_size"] = big(),
+        "flows.tcp1.packet_size",
+        "at most 65535 bytes, got 5000000000",
+    );
+    expect(
+        |v| v["flows"][0]["ack_size"] = big(),
+        "flows.tcp1.ack_size",
+        "at most 65534 bytes, got 5000000000",
+    );
+    expect(
+        |v| v["flows"][0]["sink"] = json!({"clrp_max_blocks": big()}),
+        "flows.tcp1.sink.clrp_max_blocks",
+        "must be 1..=8, got 5000000000",
+    );
 }
 
 #[test]

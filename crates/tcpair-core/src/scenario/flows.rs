@@ -3,7 +3,7 @@
 
 use super::plugins::Plugins;
 use super::topo::lookup;
-use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec};
+use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec, Sizes};
 use crate::engine::{secs, stream, Time};
 use crate::error::{in_range, ConfigError, Shown};
 use crate::limits;
@@ -77,9 +77,9 @@ fn flow(
     let (src, dst) = end_points(p, f, topo)?;
     let preset = tcp::preset(p, &f.variant)?;
     let (start, send_jitter) = start_and_jitter(p, &name, f, duration, seed)?;
-    check_sizes(p, f)?;
+    let sizes = check_sizes(p, f)?;
     let (data_path, ack_path) = routes(p, f, router, src, dst)?;
-    let tcp = tcp::config(p, f, preset, plugins)?;
+    let tcp = tcp::config(p, f, sizes, preset, plugins)?;
     let sink = sink(p, f, tcp.recovery)?;
     f.sink.sack = Some(sink.sack);
     let needs = [
@@ -110,8 +110,8 @@ fn flow(
         dst,
         start,
         send_jitter,
-        packet_size: f.packet_size,
-        ack_size: f.ack_size,
+        packet_size: sizes.packet,
+        ack_size: sizes.ack,
         tcp,
         sink,
         data_path,
@@ -189,12 +189,26 @@ fn end_points(p: &str, f: &FlowSpec, topo: &Topology) -> Result<(NodeId, NodeId)
     Ok((src, dst))
 }
 
-fn check_sizes(p: &str, f: &FlowSpec) -> Result<(), ConfigError> {
-    if f.packet_size <= f.ack_size || f.packet_size > 65_535 {
+/// A packet's largest size on the wire (an IPv4 datagram's), in bytes.
+const MAX_PACKET_BYTES: u64 = 65_535;
+
+fn check_sizes(p: &str, f: &FlowSpec) -> Result<Sizes, ConfigError> {
+    if f.ack_size >= MAX_PACKET_BYTES {
+        // An ACK must be smaller than the largest data packet.
+        return Err(err(
+            format!("{p}.ack_size"),
+            format!(
+                "must be smaller than packet_size, at most {} bytes, got {}",
+                MAX_PACKET_BYTES - 1,
+                f.ack_size
+            ),
+        ));
+    }
+    if f.packet_size <= f.ack_size || f.packet_size > MAX_PACKET_BYTES {
         return Err(err(
             format!("{p}.packet_size"),
             format!(
-                "must be larger than ack_size ({}) and at most 65535 bytes, got {}",
+                "must be larger than ack_size ({}) and at most {MAX_PACKET_BYTES} bytes, got {}",
                 f.ack_size, f.packet_size
             ),
         ));
@@ -205,14 +219,20 @@ fn check_sizes(p: &str, f: &FlowSpec) -> Result<(), ConfigError> {
             "must be at least 1 byte, got 0",
         ));
     }
-    limits::packets(&format!("{p}.window"), f.window, false)?;
+    let window = limits::packets(&format!("{p}.window"), f.window, false)?;
     if f.segments == Some(0) {
         return Err(err(
             format!("{p}.segments"),
             "a finite transfer needs at least 1 segment, got 0; omit the key for a bulk source",
         ));
     }
-    Ok(())
+    // Both checked above: ack_size < packet_size <= MAX_PACKET_BYTES.
+    let bytes = |v: u64| u32::try_from(v).expect("a checked size");
+    Ok(Sizes {
+        packet: bytes(f.packet_size),
+        ack: bytes(f.ack_size),
+        window,
+    })
 }
 
 /// The data path src -> dst and the ACK path back.
@@ -280,19 +300,24 @@ fn sink(p: &str, f: &FlowSpec, recovery: Recovery) -> Result<SinkConfig, ConfigE
         delack_timeout: secs(delack),
         sack: s.sack.unwrap_or(recovery == Recovery::Sack),
         clrp: s.clrp,
-        clrp_hole_threshold: in_range(
+        clrp_hole_threshold: small(in_range(
             &format!("{p}.sink.clrp_hole_threshold"),
             s.clrp_hole_threshold,
             0,
             1000,
-        )?,
-        clrp_max_blocks: in_range(
+        )?),
+        clrp_max_blocks: small(in_range(
             &format!("{p}.sink.clrp_max_blocks"),
             s.clrp_max_blocks,
             1,
-            crate::packet::MAX_LOSS_BLOCKS as u32,
-        )?,
+            crate::packet::MAX_LOSS_BLOCKS as u64,
+        )?),
     })
+}
+
+/// A count already checked to be small.
+fn small(v: u64) -> u32 {
+    u32::try_from(v).expect("a checked count")
 }
 
 /// Nodes carrying the BS agents that end points' scheme parts need.

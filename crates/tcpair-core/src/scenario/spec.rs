@@ -1,6 +1,7 @@
 //! The serde schema. `deny_unknown_fields` everywhere: a misspelt key is an
 //! error, never silently ignored.
 
+use crate::limits;
 use crate::units::Quantity;
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +115,7 @@ pub struct RunSpec {
     /// Seconds at the start excluded from goodput, throughput, delay and counters.
     #[serde(default = "zero")]
     pub warmup: Quantity,
-    #[serde(default = "one")]
+    #[serde(default = "one", deserialize_with = "de_seed")]
     pub seed: u64,
     /// Abort with an error after this many events (guards against runaway runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,6 +131,20 @@ fn zero() -> Quantity {
 }
 fn one() -> u64 {
     1
+}
+
+/// `run.seed`: any value is read here, so that every seed outside the range
+/// (negative, fractional, beyond 64 bits or beyond [`limits::MAX_SEED`]) gets
+/// the same message.
+fn de_seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    match v.as_u64() {
+        Some(seed) if seed <= limits::MAX_SEED => Ok(seed),
+        _ => Err(serde::de::Error::custom(format!(
+            "must be a whole number from 0 to {} (2^63 - 1), got {v}",
+            limits::MAX_SEED
+        ))),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
@@ -174,7 +189,7 @@ pub struct LinkSpec {
     pub delay: Quantity,
     /// DropTail limit in packets waiting, both directions (ns-2 default 50).
     #[serde(default = "default_queue")]
-    pub queue: u32,
+    pub queue: u64,
     #[serde(default)]
     pub kind: LinkKindSpec,
     /// Direction from -> to.
@@ -185,7 +200,7 @@ pub struct LinkSpec {
     pub reverse: DirSpec,
 }
 
-fn default_queue() -> u32 {
+fn default_queue() -> u64 {
     50
 }
 
@@ -211,7 +226,7 @@ pub struct MediumSpec {
     pub rts_cts: bool,
     /// Interface queue per station, packets waiting (ns-2 IFQ default 50).
     #[serde(default = "default_queue")]
-    pub queue: u32,
+    pub queue: u64,
     /// Probability a data frame that did not collide is received in error
     /// (the MAC retries it).
     #[serde(default)]
@@ -259,7 +274,7 @@ fn default_cs_range() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct DirSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue: Option<u32>,
+    pub queue: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,15 +312,15 @@ pub struct FlowSpec {
         default = "default_packet_size",
         deserialize_with = "crate::units::de_bytes"
     )]
-    pub packet_size: u32,
+    pub packet_size: u64,
     #[serde(
         default = "default_ack_size",
         deserialize_with = "crate::units::de_bytes"
     )]
-    pub ack_size: u32,
+    pub ack_size: u64,
     /// Window limit in packets (ns-2 window_).
     #[serde(default = "default_window")]
-    pub window: u32,
+    pub window: u64,
     /// Finite transfer of this many segments; absent = bulk (FTP) source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segments: Option<u64>,
@@ -318,13 +333,13 @@ pub struct FlowSpec {
 fn default_variant() -> String {
     "reno".into()
 }
-fn default_packet_size() -> u32 {
+fn default_packet_size() -> u64 {
     1000
 }
-fn default_ack_size() -> u32 {
+fn default_ack_size() -> u64 {
     40
 }
-fn default_window() -> u32 {
+fn default_window() -> u64 {
     20
 }
 
@@ -408,17 +423,17 @@ pub struct SinkSpec {
     pub clrp: bool,
     /// Further packets after which a hole counts as a loss (3).
     #[serde(default = "default_hole_threshold")]
-    pub clrp_hole_threshold: u32,
+    pub clrp_hole_threshold: u64,
     /// Loss blocks per ACK (6).
     #[serde(default = "default_max_blocks")]
-    pub clrp_max_blocks: u32,
+    pub clrp_max_blocks: u64,
 }
 
-fn default_hole_threshold() -> u32 {
-    crate::schemes::clrp::DEFAULT_HOLE_THRESHOLD
+fn default_hole_threshold() -> u64 {
+    crate::schemes::clrp::DEFAULT_HOLE_THRESHOLD.into()
 }
-fn default_max_blocks() -> u32 {
-    crate::schemes::clrp::DEFAULT_MAX_BLOCKS
+fn default_max_blocks() -> u64 {
+    crate::schemes::clrp::DEFAULT_MAX_BLOCKS.into()
 }
 
 fn default_unused_credit() -> String {

@@ -2,7 +2,7 @@
 //! its congestion op, detector and responder built from their registries.
 
 use super::plugins::{self, Plugins};
-use super::{check_secs, err, FlowSpec, Quantity, TcpSpec};
+use super::{check_secs, err, FlowSpec, Quantity, Sizes, TcpSpec};
 use crate::engine::{secs, Time};
 use crate::error::{in_range, plain_name, ConfigError};
 use crate::limits;
@@ -31,6 +31,7 @@ pub(super) fn preset(p: &str, variant: &str) -> Result<Preset, ConfigError> {
 pub(super) fn config(
     p: &str,
     f: &FlowSpec,
+    sizes: Sizes,
     preset: Preset,
     plugins: &dyn Plugins,
 ) -> Result<TcpConfig, ConfigError> {
@@ -72,8 +73,8 @@ pub(super) fn config(
             RespondPer::parse,
             RespondPer::NAMES,
         )?,
-        window: f.window,
-        packet_size: f.packet_size,
+        window: sizes.window,
+        packet_size: sizes.packet,
         initial_cwnd: t.initial_cwnd.unwrap_or(d.initial_cwnd),
         initial_ssthresh: t.initial_ssthresh.unwrap_or(d.initial_ssthresh),
         dupack_threshold: t.dupack_threshold.unwrap_or(d.dupack_threshold),
