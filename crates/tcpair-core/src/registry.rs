@@ -88,7 +88,7 @@ pub fn pick_by<'a, B>(
                 return Err(ConfigError::new(
                     path,
                     format!(
-                        "a {what} table needs a `{key}` key naming one of: {}",
+                        "a {what} table needs the key `{key}`, naming one of: {}",
                         names(entries)
                     ),
                 ));
@@ -183,7 +183,7 @@ mod tests {
             "{e}"
         );
         let e = pick(ENTRIES, &json!({"k": 1}), "part", "p").unwrap_err();
-        assert!(e.message.contains("`name` key"), "{e}");
+        assert!(e.message.contains("needs the key `name`"), "{e}");
         let e = pick(ENTRIES, &json!({"name": true}), "part", "p").unwrap_err();
         assert_eq!(e.path, "p.name");
         let e = pick(ENTRIES, &json!(1.5), "part", "p").unwrap_err();

@@ -173,6 +173,16 @@ fn counts_too_large_for_32_bits_get_their_fields_range() {
         "flows.tcp1.sink.clrp_max_blocks",
         "must be 1..=8, got 5000000000",
     );
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({"clrp_rxmit_threshold": big()}),
+        "flows.tcp1.tcp.clrp_rxmit_threshold",
+        "must be 1..=1000, got 5000000000",
+    );
+    expect(
+        |v| v["flows"][0]["tcp"] = json!({"detector": {"name": "pr", "min_small_rtts": big()}}),
+        "flows.tcp1.tcp.detector.min_small_rtts",
+        "must be 1..=1000000, got 5000000000",
+    );
 }
 
 #[test]

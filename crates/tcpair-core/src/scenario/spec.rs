@@ -392,7 +392,7 @@ pub struct TcpSpec {
     pub clrp: Option<bool>,
     /// Notices of a wireless loss that trigger its retransmission (2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clrp_rxmit_threshold: Option<u32>,
+    pub clrp_rxmit_threshold: Option<u64>,
     /// DUPACKs of listed losses clock out new segments (true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clrp_inflate: Option<bool>,

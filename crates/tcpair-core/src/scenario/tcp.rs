@@ -234,10 +234,10 @@ fn clrp(path: &str, t: &TcpSpec) -> Result<Option<MhConfig>, ConfigError> {
     let d = MhConfig::default();
     let rxmit_threshold = in_range(
         &format!("{path}.clrp_rxmit_threshold"),
-        t.clrp_rxmit_threshold.unwrap_or(d.rxmit_threshold),
+        t.clrp_rxmit_threshold.unwrap_or(d.rxmit_threshold.into()),
         1,
         1000,
-    )?;
+    )? as u32;
     Ok(t.clrp.unwrap_or(false).then_some(MhConfig {
         rxmit_threshold,
         inflate: t.clrp_inflate.unwrap_or(d.inflate),

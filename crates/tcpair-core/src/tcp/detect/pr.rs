@@ -30,22 +30,23 @@ pub const ENTRY: Entry<BuildFn> = Entry {
 /// Min_small_RTTs of Stojcevska and Popov, §7.
 pub const DEFAULT_MIN_SMALL_RTTS: u32 = 6;
 
-fn default_min() -> u32 {
-    DEFAULT_MIN_SMALL_RTTS
+fn default_min() -> u64 {
+    DEFAULT_MIN_SMALL_RTTS.into()
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Params {
+    // Any whole number, so that one beyond 32 bits gets the range below.
     #[serde(default = "default_min")]
-    min_small_rtts: u32,
+    min_small_rtts: u64,
     #[serde(default)]
     literal: bool,
 }
 
 fn build(v: &serde_json::Value) -> Result<Box<dyn Detector>, ConfigError> {
     let p: Params = from_value(v)?;
-    let min_small_rtts = in_range("min_small_rtts", p.min_small_rtts, 1, 1_000_000)?;
+    let min_small_rtts = in_range("min_small_rtts", p.min_small_rtts, 1, 1_000_000)? as u32;
     Ok(Box::new(Pr {
         min_small_rtts,
         literal: p.literal,
