@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcpair._errors import ScenarioError
+from tcpair.plain import check_count
 
 # How many times a run's own worker process may die (the run alone in it)
 # before it is recorded as failed (Dask's default for allowed failures is 3 too).
@@ -389,9 +390,11 @@ def make_backend(
     """The backend the options ask for (local pool by default; ``jobs=1`` in-process)."""
     if scheduler and dask_local:
         raise ScenarioError("--scheduler and --dask-local: give one, not both")
+    if dask_local is not None and check_count(dask_local, "dask_local") < 1:
+        raise ScenarioError(f"--dask-local: must be >= 1, got {dask_local}")
     if scheduler or dask_local:
         return DaskBackend(scheduler, dask_local)
-    if jobs is not None and int(jobs) < 1:
+    if jobs is not None and check_count(jobs, "jobs") < 1:
         raise ScenarioError(f"--jobs: must be >= 1, got {jobs}")
     if jobs == 1:
         return InProcessBackend()

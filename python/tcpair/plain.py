@@ -76,6 +76,23 @@ def check_seed(seed: Any) -> int:
     return int(seed)
 
 
+def check_folder(value: Any, name: str) -> None:
+    """``value`` names a folder: a ``str`` or a path-like object."""
+    import os  # only when a folder is given
+
+    if isinstance(value, bool) or not isinstance(value, str | os.PathLike):
+        raise TypeError(f"{name}: expected a folder's path, got {type(value).__name__}")
+
+
+def check_count(value: Any, name: str) -> int:
+    """``value`` is a whole number (its range is checked where it is used)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected a whole number >= 1, got {value!r}")
+    return int(value)
+
+
 def decode_utf8(data: bytes, name: str) -> str:
     """``data`` as text, or a ScenarioError saying where it is not UTF-8."""
     try:
@@ -84,4 +101,12 @@ def decode_utf8(data: bytes, name: str) -> str:
         raise ScenarioError(f"{name}: not valid UTF-8 at byte {exc.start}") from None
 
 
-__all__ = ["MAX_DEPTH", "check_plain", "check_seed", "check_source", "decode_utf8"]
+__all__ = [
+    "MAX_DEPTH",
+    "check_count",
+    "check_folder",
+    "check_plain",
+    "check_seed",
+    "check_source",
+    "decode_utf8",
+]

@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 from tcpair._errors import ScenarioError, StoreLocked
 from tcpair._perms import fix_file
 from tcpair.manifest import Manifest, Problem, digest, quarantine
+from tcpair.plain import check_folder
 from tcpair.rowtables import keyed as _keyed
 from tcpair.rowtables import newest as _newest
 
@@ -464,6 +465,7 @@ def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.Da
     ``status`` (``ok``/``failed``), ``error_kind``, ``error``, run-level
     numbers prefixed ``run_``, then the flow's metrics (``flow`` is its name).
     """
+    check_folder(directory, "directory")
     store = Store(directory)
     if not store.exists():
         raise ScenarioError(f"{directory}: not a tcpair results directory (no {SWEEP} or {RUNS}/)")

@@ -81,6 +81,13 @@ def test_api_odd_types_name_the_argument() -> None:
         tcpair.run(CLRP, overrides={"run.duration": float("nan")})
     with pytest.raises(TypeError, match=r"^overrides: expected"):
         tcpair.run(CLRP, overrides=5)  # type: ignore[arg-type]
+    with pytest.raises(tcpair.ScenarioError, match=r"^run\.seed: .*2\^63 - 1"):
+        tcpair.run(CLRP, seed=2**70)  # beyond 64 bits: the same range
+    with pytest.raises(TypeError, match=r"^directory: expected a folder's path, got int"):
+        tcpair.load_results(5)
+    for kw in ("jobs", "dask_local"):
+        with pytest.raises(TypeError, match=rf"^{kw}: expected a whole number >= 1, got 'a'"):
+            tcpair.sweep("clrp_fig8", "unused", **{kw: "a"})
 
 
 @pytest.mark.parametrize("depth", [300, 1200])
