@@ -390,12 +390,14 @@ def make_backend(
     """The backend the options ask for (local pool by default; ``jobs=1`` in-process)."""
     if scheduler and dask_local:
         raise ScenarioError("--scheduler and --dask-local: give one, not both")
+    # Only the Python API reaches these two (the CLI's options refuse 0 first):
+    # the arguments' own names.
     if dask_local is not None and check_count(dask_local, "dask_local") < 1:
-        raise ScenarioError(f"--dask-local: must be >= 1, got {dask_local}")
+        raise ScenarioError(f"dask_local: must be >= 1, got {dask_local}")
     if scheduler or dask_local:
         return DaskBackend(scheduler, dask_local)
     if jobs is not None and check_count(jobs, "jobs") < 1:
-        raise ScenarioError(f"--jobs: must be >= 1, got {jobs}")
+        raise ScenarioError(f"jobs: must be >= 1, got {jobs}")
     if jobs == 1:
         return InProcessBackend()
     return LocalBackend(jobs)

@@ -88,6 +88,8 @@ def test_api_odd_types_name_the_argument() -> None:
     for kw in ("jobs", "dask_local"):
         with pytest.raises(TypeError, match=rf"^{kw}: expected a whole number >= 1, got 'a'"):
             tcpair.sweep("clrp_fig8", "unused", **{kw: "a"})
+        with pytest.raises(tcpair.ScenarioError, match=rf"^{kw}: must be >= 1, got 0"):
+            tcpair.sweep("clrp_fig8", "unused", **{kw: 0})
 
 
 @pytest.mark.parametrize("depth", [300, 1200])
