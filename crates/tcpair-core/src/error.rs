@@ -137,6 +137,13 @@ pub fn in_range<T: PartialOrd + std::fmt::Display>(
     }
 }
 
+/// A count read as any whole number (so that one beyond 32 bits gets this
+/// range too), kept in 32 bits once [`in_range`] has checked it.
+pub fn count_in_range(field: &str, v: u64, lo: u32, hi: u32) -> Result<u32, ConfigError> {
+    let v = in_range(field, v, lo.into(), hi.into())?;
+    Ok(u32::try_from(v).expect("at most `hi`, a u32"))
+}
+
 /// Deserialize `value` into `T`, reporting the failing field's path and, in
 /// place of serde's wording, what the field expects in the user's terms.
 pub fn from_value<T: serde::de::DeserializeOwned>(

@@ -5,7 +5,7 @@ use super::plugins::Plugins;
 use super::topo::lookup;
 use super::{check_secs, err, tcp, FlowPlan, FlowSpec, ScenarioSpec, Sizes};
 use crate::engine::{secs, stream, Time};
-use crate::error::{in_range, ConfigError, Shown};
+use crate::error::{count_in_range, ConfigError, Shown};
 use crate::limits;
 use crate::net::{DirId, LinkKind, NodeKind, Router, Topology};
 use crate::packet::NodeId;
@@ -300,24 +300,19 @@ fn sink(p: &str, f: &FlowSpec, recovery: Recovery) -> Result<SinkConfig, ConfigE
         delack_timeout: secs(delack),
         sack: s.sack.unwrap_or(recovery == Recovery::Sack),
         clrp: s.clrp,
-        clrp_hole_threshold: small(in_range(
+        clrp_hole_threshold: count_in_range(
             &format!("{p}.sink.clrp_hole_threshold"),
             s.clrp_hole_threshold,
             0,
             1000,
-        )?),
-        clrp_max_blocks: small(in_range(
+        )?,
+        clrp_max_blocks: count_in_range(
             &format!("{p}.sink.clrp_max_blocks"),
             s.clrp_max_blocks,
             1,
-            crate::packet::MAX_LOSS_BLOCKS as u64,
-        )?),
+            crate::packet::MAX_LOSS_BLOCKS as u32,
+        )?,
     })
-}
-
-/// A count already checked to be small.
-fn small(v: u64) -> u32 {
-    u32::try_from(v).expect("a checked count")
 }
 
 /// Nodes carrying the BS agents that end points' scheme parts need.

@@ -4,7 +4,7 @@
 use super::plugins::{self, Plugins};
 use super::{check_secs, err, FlowSpec, Quantity, Sizes, TcpSpec};
 use crate::engine::{secs, Time};
-use crate::error::{in_range, plain_name, ConfigError};
+use crate::error::{count_in_range, plain_name, ConfigError};
 use crate::limits;
 use crate::registry::{self, Builder, Entry};
 use crate::schemes::clrp::mh::MhConfig;
@@ -232,12 +232,12 @@ fn named<T>(
 /// TCP-MH's sender part (CLRP), if `tcp.clrp`.
 fn clrp(path: &str, t: &TcpSpec) -> Result<Option<MhConfig>, ConfigError> {
     let d = MhConfig::default();
-    let rxmit_threshold = in_range(
+    let rxmit_threshold = count_in_range(
         &format!("{path}.clrp_rxmit_threshold"),
         t.clrp_rxmit_threshold.unwrap_or(d.rxmit_threshold.into()),
         1,
         1000,
-    )? as u32;
+    )?;
     Ok(t.clrp.unwrap_or(false).then_some(MhConfig {
         rxmit_threshold,
         inflate: t.clrp_inflate.unwrap_or(d.inflate),

@@ -85,7 +85,9 @@ struct Params {
     beta: f64,
 }
 
-fn build(v: &serde_json::Value) -> Result<Box<dyn CongestionOps>, ConfigError> {
+/// Veno's one parameter, `beta`, read and checked: the congestion op's table
+/// and the loss detector's (`tcp::detect::veno`) are alike.
+pub(crate) fn beta_param(v: &serde_json::Value) -> Result<f64, ConfigError> {
     let p: Params = from_value(v)?;
     if !(p.beta.is_finite() && p.beta > 0.0) {
         return Err(ConfigError::new(
@@ -96,7 +98,11 @@ fn build(v: &serde_json::Value) -> Result<Box<dyn CongestionOps>, ConfigError> {
             ),
         ));
     }
-    Ok(Box::new(Veno::new(p.beta)))
+    Ok(p.beta)
+}
+
+fn build(v: &serde_json::Value) -> Result<Box<dyn CongestionOps>, ConfigError> {
+    Ok(Box::new(Veno::new(beta_param(v)?)))
 }
 
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@
 //! both, PR* NewReno (the `pr` and `pr_star` variants).
 
 use super::{BuildFn, Cause, Detector, Query};
-use crate::error::{from_value, in_range, ConfigError};
+use crate::error::{count_in_range, from_value, ConfigError};
 use crate::registry::Entry;
 use serde::Deserialize;
 
@@ -46,7 +46,7 @@ struct Params {
 
 fn build(v: &serde_json::Value) -> Result<Box<dyn Detector>, ConfigError> {
     let p: Params = from_value(v)?;
-    let min_small_rtts = in_range("min_small_rtts", p.min_small_rtts, 1, 1_000_000)? as u32;
+    let min_small_rtts = count_in_range("min_small_rtts", p.min_small_rtts, 1, 1_000_000)?;
     Ok(Box::new(Pr {
         min_small_rtts,
         literal: p.literal,

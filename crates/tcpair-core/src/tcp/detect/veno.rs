@@ -13,10 +13,9 @@
 //! Reno). N = beta -> congestion (the congestive state is N >= beta).
 
 use super::{BuildFn, Cause, Detector, Query};
-use crate::error::{from_value, ConfigError, Shown};
+use crate::error::ConfigError;
 use crate::registry::Entry;
-use crate::tcp::cc::veno::DEFAULT_BETA;
-use serde::Deserialize;
+use crate::tcp::cc::veno::beta_param;
 
 pub const ENTRY: Entry<BuildFn> = Entry {
     name: "veno",
@@ -25,29 +24,10 @@ pub const ENTRY: Entry<BuildFn> = Entry {
     build,
 };
 
-fn default_beta() -> f64 {
-    DEFAULT_BETA
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params {
-    #[serde(default = "default_beta")]
-    beta: f64,
-}
-
 fn build(v: &serde_json::Value) -> Result<Box<dyn Detector>, ConfigError> {
-    let p: Params = from_value(v)?;
-    if !(p.beta.is_finite() && p.beta > 0.0) {
-        return Err(ConfigError::new(
-            "beta",
-            format!(
-                "must be a positive number of packets, got {}",
-                Shown(p.beta)
-            ),
-        ));
-    }
-    Ok(Box::new(VenoLda { beta: p.beta }))
+    Ok(Box::new(VenoLda {
+        beta: beta_param(v)?,
+    }))
 }
 
 #[derive(Debug, Clone, Copy)]
