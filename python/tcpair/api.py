@@ -183,8 +183,12 @@ def write_atomically(target: Path, write: Any) -> Path:
     from tcpair._perms import fix_dir
 
     target = target.resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    except OSError as exc:
+        # Named by the user's path, not by the temporary sibling's.
+        raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
     fix_dir(tmp)  # mkdtemp makes it 0700; readers expect the umask's mode
     try:
         write(tmp)

@@ -35,6 +35,7 @@ from tcpair.cli_common import (
     _fmt,
     _stderr,
     _stdout,
+    check_out_folder,
     may_be_terminal,
     os_error_line,
 )
@@ -146,6 +147,8 @@ def run_cmd(
     from tcpair.runcore import compact, prepare, run_json_traced, scenario_name, with_trace
 
     sc = with_trace(prepare(file, overrides=overrides, seed=seed), trace=trace, pcap=pcap)
+    if out is not None:  # before the run, which may take long
+        check_out_folder(out)
     name = scenario_name(file)
     trace_file = None if out is not None else Path(f"{name}.trace.parquet")
     with _spinner(name, sc):

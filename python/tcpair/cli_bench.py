@@ -5,6 +5,7 @@ docs/validation.md."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -248,11 +249,27 @@ def _bench_flows(
 
 
 def _writable_parent(path: str, option: str) -> None:
-    """Make the folder ``path`` goes in, or fail naming ``option``."""
+    """Make the folder ``path`` goes in and check that a file can be written there,
+    or fail naming ``option``: the runs before the write may take hours. The check
+    creates and removes a probe file beside ``path``; an existing file at ``path`` is
+    opened for appending, which leaves it as it was."""
+    target = Path(path)
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise click.BadParameter(os_error_line(exc), param_hint=option) from None
+    if target.is_dir():
+        raise click.BadParameter(f"{path}: is a folder; give a file's path", param_hint=option)
+    try:
+        if target.exists():
+            with target.open("ab"):
+                pass
+        else:
+            with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".tcpair-probe-"):
+                pass
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise click.BadParameter(f"{path}: cannot be written ({why})", param_hint=option) from None
 
 
 def _state_cells(r: dict) -> list[str]:

@@ -7,6 +7,7 @@ import math
 import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -64,6 +65,21 @@ def os_error_line(exc: OSError) -> str:
     if isinstance(exc, FileExistsError) and not os.path.isdir(path):
         what = "exists and is not a directory"
     return f"{path}: {what}"
+
+
+def check_out_folder(path: Path) -> None:
+    """Raise the OSError writing the results at ``path`` would meet, naming ``path``,
+    before a run that may take long (they are written at its end,
+    `tcpair.api.write_atomically`): the folder ``path`` goes in is made, and a probe
+    folder made and removed beside it."""
+    import tempfile
+
+    parent = path.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)  # names a file in the way itself
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".tcpair-probe-", dir=parent))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
 def _fmt(v: Any) -> str:

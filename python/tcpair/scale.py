@@ -249,8 +249,12 @@ def bench_flows(
     scheme alike), and each row is the pass of median wall time (the lower middle one
     for an even count) with every pass's wall time beside it (:func:`merge_passes`).
     ``progress`` is told (N, scheme, pass), passes counted from 1."""
+    from tcpair.runcore import validate
+
     ns, schemes = list(ns), list(schemes)
     kw: dict[str, Any] = {"tables": tables, "loss_model": loss_model, "loss": loss}
+    for scheme in schemes:  # every input checked before the first run (and its progress line)
+        validate(flows_scenario(1, scheme, duration=duration, **kw))
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for k in range(1, passes + 1):
         for scheme in schemes:

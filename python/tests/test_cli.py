@@ -121,6 +121,31 @@ def test_core_error_exit_2_no_output(cli, fake_core, tmp_path: Path) -> None:
     assert not out_dir.exists()
 
 
+UNWRITABLE = Path("/proc")  # exists on Linux; no file or folder can be made in it
+
+
+@pytest.mark.skipif(not UNWRITABLE.is_dir(), reason="needs Linux's /proc")
+def test_out_that_cannot_be_written_is_refused_before_the_run(cli, fake_core, monkeypatch) -> None:
+    ran = []
+    monkeypatch.setattr(fake_core, "run", lambda *a, **k: ran.append(1))
+    code, out, err = cli("run", CLRP, "--out", str(UNWRITABLE / "results"))
+    assert code == 2
+    line = _one_error_line(err)
+    assert line.startswith("error: /proc/results: ")
+    assert ".tmp-" not in line  # the user's path, not a temporary one
+    assert out == "" and ran == []
+
+
+@pytest.mark.skipif(not UNWRITABLE.is_dir(), reason="needs Linux's /proc")
+def test_saving_where_nothing_can_be_written_names_the_users_path(fake_core) -> None:
+    import tcpair
+
+    result = tcpair.run(CLRP)
+    with pytest.raises(OSError) as exc:
+        result.save(UNWRITABLE / "results")
+    assert exc.value.filename == str(UNWRITABLE / "results")
+
+
 def test_validate_ok(cli, fake_core) -> None:
     code, out, _ = cli("validate", CLRP, "--set", "flows.tcp1.variant=sack")
     assert code == 0

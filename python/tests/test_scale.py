@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import tcpair
@@ -127,6 +129,25 @@ def test_cli_checks_where_it_saves_before_the_runs(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "--save" in err and str(blocker) in err
     assert "flows ..." not in err  # no run started
+
+
+def test_cli_checks_every_input_before_the_first_run(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--flows", "2", "--schemes", "reno,snoop", "--duration", "1e300"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: run.duration: must be at most 1e9 s" in err
+    assert "flows ..." not in err  # no run started, none announced
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux's /proc")
+def test_cli_checks_that_the_saved_file_can_be_written_before_the_runs(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--flows", "2", "--duration", "1", "--save", "/proc/rows.json"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--save" in err and "/proc/rows.json: cannot be written" in err
+    assert "flows ..." not in err
 
 
 def test_cli_prints_the_table(capsys) -> None:
