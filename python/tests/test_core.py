@@ -80,6 +80,21 @@ def test_run_without_tables_is_the_run_less_its_tables(cli) -> None:
     assert _no_wall(json.loads(out)) == _no_wall(expected)
 
 
+def test_run_without_tables_keeps_no_rows_and_counts_the_same() -> None:
+    """Without tables the drops and recoveries are not even kept while the run goes
+    (so `output.max_rows` does not bound it), and the flows' columns, counted from
+    the rows in a full run, come out the same."""
+    from tcpair._errors import require_core
+
+    lossy = [SHORT, "links.wireless.forward.loss.p=0.05"]
+    sc = tcpair.api.prepare(CLRP, overrides=lossy)
+    full = json.loads(require_core().run(to_json(sc)))
+    assert len(full["drops"]["seq"]) > 20 and len(full["recoveries"]["seq"]) > 20
+    capped = tcpair.api.prepare(CLRP, overrides=[*lossy, "output.max_rows=10"])
+    only = json.loads(require_core().run_summary(to_json(capped)))
+    assert _no_wall(only) == _no_wall({"flows": full["flows"], "summary": full["summary"]})
+
+
 def test_run_out_dir_and_validate(cli, tmp_path: Path) -> None:
     out = tmp_path / "r"
     code, _, err = cli("run", CLRP, "--set", SHORT, "--out", str(out))

@@ -296,11 +296,16 @@ impl Sim {
     }
 
     /// [`Sim::run_checked`] returning only the summary and the flows: the
-    /// tables (a row per drop, per recovery, ...) are not built.
+    /// tables (a row per drop, per recovery, ...) are not built, and the
+    /// rows of the drops and recoveries tables not even kept while the run
+    /// goes (the flows' columns are counted either way, as with
+    /// `output.drops` and `output.recoveries` false).
     pub fn run_summary_checked(
-        self,
+        mut self,
         stop: &mut dyn FnMut() -> bool,
     ) -> Result<(Summary, Vec<FlowResult>), SimError> {
+        self.scenario.keep_drops = false;
+        self.scenario.keep_recoveries = false;
         let (sim, wall_s) = self.run_to_end(stop)?;
         Ok(RunResult::head(&sim, wall_s))
     }
