@@ -157,7 +157,7 @@ class Result:
         renamed into place, so a crash or a full disk never leaves a half-written
         result that looks complete.
         """
-        return write_atomically(Path(directory), self._write_into)
+        return write_atomically(Path(directory), self._write_into, ours=RESULT_FILES)
 
     def _write_into(self, tmp: Path) -> None:
         head = {"name": self.name, "summary": self.summary, "flows": self.raw.get("flows", [])}
@@ -172,10 +172,45 @@ class Result:
             shutil.copyfile(self.trace_path, tmp / "trace.parquet")
 
 
-def write_atomically(target: Path, write: Any) -> Path:
+#: What :meth:`Result.save` writes into its folder.
+RESULT_FILES = frozenset(
+    {"summary.json", "scenario.json", "trace.parquet", *(f"{t}.parquet" for t in TABLES)}
+)
+
+
+def check_replaceable(target: Path, ours: frozenset[str] | None) -> None:
+    """Raise ``FileExistsError`` (naming ``target``) where replacing ``target`` by a
+    new folder would lose what is not ours: a file, the current folder or one that
+    holds it, or a folder holding anything but the names in ``ours`` (any name, when
+    ``ours`` is None: a folder only tcpair writes, e.g. a store's report)."""
+    import errno
+
+    target = Path(target).resolve()
+
+    def refuse(why: str) -> FileExistsError:
+        return FileExistsError(errno.EEXIST, why, str(target))
+
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise refuse("exists and is not a folder")
+    if target == Path.cwd().resolve() or target in Path.cwd().resolve().parents:
+        raise refuse("is the current folder or holds it; give a folder of its own")
+    foreign = sorted(p.name for p in target.iterdir() if ours is not None and p.name not in ours)
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        raise refuse(
+            f"holds what is not a tcpair result ({', '.join(foreign[:3])}{more}), and saving "
+            "replaces the whole folder; give a new or empty folder, or one a run was saved in"
+        )
+
+
+def write_atomically(target: Path, write: Any, *, ours: frozenset[str] | None = None) -> Path:
     """Call ``write(tmpdir)`` and move the filled directory to ``target``.
 
-    An existing ``target`` is replaced only after the new content is complete.
+    An existing ``target`` is replaced only after the new content is complete,
+    and only if :func:`check_replaceable` finds nothing in it to lose (checked
+    before ``write`` is called).
     """
     import shutil
     import tempfile
@@ -183,6 +218,7 @@ def write_atomically(target: Path, write: Any) -> Path:
     from tcpair._perms import fix_dir
 
     target = target.resolve()
+    check_replaceable(target, ours)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
@@ -301,12 +337,14 @@ def core_version() -> str | None:
 
 
 __all__ = [
+    "RESULT_FILES",
     "TABLES",
     "PluginError",
     "Result",
     "ScenarioError",
     "SimulationError",
     "catalog",
+    "check_replaceable",
     "core_version",
     "load",
     "prepare",

@@ -70,10 +70,14 @@ def os_error_line(exc: OSError) -> str:
 def check_out_folder(path: Path) -> None:
     """Raise the OSError writing the results at ``path`` would meet, naming ``path``,
     before a run that may take long (they are written at its end,
-    `tcpair.api.write_atomically`): the folder ``path`` goes in is made, and a probe
-    folder made and removed beside it."""
+    `tcpair.api.write_atomically`): a folder holding what a saved result would
+    replace is refused, the folder ``path`` goes in is made, and a probe folder made
+    and removed beside it."""
     import tempfile
 
+    from tcpair.api import RESULT_FILES, check_replaceable
+
+    check_replaceable(path, RESULT_FILES)
     parent = path.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)  # names a file in the way itself
     try:

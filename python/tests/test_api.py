@@ -38,12 +38,16 @@ def test_validate_and_catalog(fake_core) -> None:
 
 
 def test_save_replaces_existing_atomically(fake_core, tmp_path: Path) -> None:
+    """A folder an earlier run was saved in is replaced whole: its trace, which
+    this run does not have, goes with it (a folder holding anything else is
+    refused: test_faults.py)."""
     target = tmp_path / "r"
     target.mkdir()
-    (target / "stale.txt").write_text("old")
+    (target / "summary.json").write_text("old")
+    (target / "trace.parquet").write_text("old")
     tcpair.run("clrp_one_link").save(target)
-    assert not (target / "stale.txt").exists()
-    assert (target / "summary.json").is_file()
+    assert not (target / "trace.parquet").exists()
+    assert (target / "summary.json").read_text() != "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 

@@ -189,6 +189,48 @@ def test_out_under_a_file_is_one_line(cli, tmp_path: Path) -> None:
     assert code == 2 and err.strip().splitlines()[-1].startswith(f"error: {afile}/s")
 
 
+def test_out_never_replaces_what_is_not_a_result(cli, tmp_path: Path, monkeypatch) -> None:
+    """Saving replaces the whole folder: a folder holding anything else, the current
+    folder (`--out .`, `--out ''`) and a folder above it are refused before the run,
+    and what they hold stays; a folder a run was saved in is replaced."""
+    mine = tmp_path / "papers"
+    mine.mkdir()
+    (mine / "draft.tex").write_text("precious")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    for out, why in (
+        (str(mine), "holds what is not a tcpair result (draft.tex)"),
+        (".", "is the current folder or holds it"),
+        ("", "is the current folder or holds it"),
+        (str(tmp_path), "is the current folder or holds it"),
+    ):
+        code, stdout, err = cli("run", CLRP, "--set", "run.duration=1", "--out", out)
+        assert code == 2 and stdout == "", (out, err)
+        [line] = [ln for ln in err.splitlines() if ln.strip()]
+        assert line.startswith("error: ") and why in line, line
+    assert (mine / "draft.tex").read_text() == "precious"
+    assert list(work.iterdir()) == []
+    saved = tmp_path / "r"
+    for duration in ("1", "2"):  # the second run replaces the first
+        code, _, err = cli("run", CLRP, "--set", f"run.duration={duration}", "--out", str(saved))
+        assert code == 0, err
+    assert '"duration_s": 2.0' in (saved / "summary.json").read_text()
+
+
+def test_saving_through_the_api_keeps_what_is_not_a_result(tmp_path: Path) -> None:
+    result = tcpair.run(CLRP, overrides=["run.duration=1"])
+    afile = tmp_path / "notes.txt"
+    afile.write_text("keep")
+    with pytest.raises(FileExistsError, match="exists and is not a folder") as exc:
+        result.save(afile)
+    assert exc.value.filename == str(afile) and afile.read_text() == "keep"
+    with pytest.raises(FileExistsError, match=r"notes\.txt"):
+        result.save(tmp_path)
+    assert afile.read_text() == "keep"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temporary left"
+
+
 # -- damage: detected, contained, repaired ----------------------------------------------
 
 VOLATILE = ["run_wall_s", "finished_at"]
