@@ -62,7 +62,7 @@ def os_error_line(exc: OSError) -> str:
     what = exc.strerror or str(exc)
     if path is None:
         return what
-    if isinstance(exc, FileExistsError) and not os.path.isdir(path):
+    if isinstance(exc, FileExistsError) and not os.path.isdir(path) and what == "File exists":
         what = "exists and is not a directory"
     return f"{path}: {what}"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tcpair.page import QUICK_BANNER, _e, _footer, _head
+from tcpair.page import OURS_MARK, QUICK_BANNER, _e, _footer, _head
 from tcpair.verdict import FAILS, HOLDS, INCONCLUSIVE, NA, OUTCOMES
 
 MIXED_BANNER = (
@@ -122,8 +122,31 @@ def _intro(entries: Sequence[IndexEntry]) -> tuple[str, str]:
     )
 
 
+def check_index(results_dir: Path) -> None:
+    """Raise ``FileExistsError`` naming ``results_dir/index.html`` if it exists and
+    tcpair did not write it (``--out`` given a folder with a page of the user's own),
+    so that it is never overwritten; called before the runs too."""
+    import errno
+
+    path = Path(results_dir) / "index.html"
+    if not path.exists():
+        return
+    try:
+        ours = path.is_file() and OURS_MARK in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        ours = False
+    if not ours:
+        raise FileExistsError(
+            errno.EEXIST,
+            "was not written by tcpair and would be replaced by the results' index; "
+            "give the results a folder of their own",
+            str(path),
+        )
+
+
 def write_index(results_dir: Path, entries: Sequence[IndexEntry]) -> Path:
     """Write ``results_dir/index.html`` linking every store (missing ones marked)."""
+    check_index(results_dir)
     rows = []
     for e in entries:
         link = f'<a href="{_e(e.href)}">{_e(e.name)}</a>' if e.href else _e(e.name)

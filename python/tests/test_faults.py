@@ -231,6 +231,29 @@ def test_saving_through_the_api_keeps_what_is_not_a_result(tmp_path: Path) -> No
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temporary left"
 
 
+def test_results_index_never_overwrites_a_page_of_the_users(cli, tmp_path: Path) -> None:
+    """`reproduce --out` writes index.html at the folder's top: one tcpair did not
+    write is refused before any run, and left as it was."""
+    from tcpair.index_page import write_index
+
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "index.html").write_text("<html>my site</html>")
+    code, _, err = cli("reproduce", "snoop_fig3", "--quick", "--out", str(web))
+    assert code == 2
+    [line] = [ln for ln in err.splitlines() if ln.strip()]
+    assert line == (
+        f"error: {web / 'index.html'}: was not written by tcpair and would be replaced by the "
+        "results' index; give the results a folder of their own"
+    )
+    assert sorted(p.name for p in web.iterdir()) == ["index.html"]  # no run started
+    assert (web / "index.html").read_text() == "<html>my site</html>"
+    ours = tmp_path / "ours"
+    write_index(ours, [])
+    write_index(ours, [])  # tcpair's own index is rewritten
+    assert "tcpair results" in (ours / "index.html").read_text()
+
+
 # -- damage: detected, contained, repaired ----------------------------------------------
 
 VOLATILE = ["run_wall_s", "finished_at"]

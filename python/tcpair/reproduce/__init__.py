@@ -17,6 +17,7 @@ from rich.console import Console
 
 from tcpair._errors import ScenarioError
 from tcpair.backends import Backend, make_backend
+from tcpair.index_page import check_index
 from tcpair.paths import shipped_sweeps
 from tcpair.runner import DEFAULT_MAX_SEEDS, run_sweep
 from tcpair.site import build_index, build_report
@@ -109,6 +110,7 @@ def reproduce(
     out = Path(out)
     known = targets()
     chosen = resolve_targets(names, known)
+    check_index(out)  # before the runs: the index is written after them
     done = Reproduced()
     backend: Backend = make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
     with backend:
