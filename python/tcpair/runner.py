@@ -436,7 +436,17 @@ def run_sweep(
 
 
 def _refuse_other_sweep(store: Store, spec: SweepSpec) -> None:
-    """A store holds one sweep: another one's runs would be hidden by it."""
+    """A store holds one sweep: another one's runs would be hidden by it; and a
+    folder of the user's own is not made a store (its files are not ours to
+    set aside)."""
+    foreign = store.foreign_names()
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        raise ScenarioError(
+            f"--out {store.root}: holds files that are not a tcpair results store "
+            f"({', '.join(foreign[:3])}{more}); give the sweep a new or empty folder "
+            f"(default results/{spec.name})"
+        )
     saved = store.sweep_definition() if store.exists() else None
     other = (saved or {}).get("sweep", {}).get("name")
     if other is not None and other != spec.name:

@@ -44,7 +44,7 @@ import pyarrow.parquet as pq
 
 from tcpair._errors import ScenarioError, StoreLocked
 from tcpair._perms import fix_file
-from tcpair.manifest import Manifest, Problem, digest, quarantine
+from tcpair.manifest import MANIFEST, QUARANTINE, Manifest, Problem, digest, quarantine
 from tcpair.plain import check_folder
 from tcpair.rowtables import keyed as _keyed
 from tcpair.rowtables import newest as _newest
@@ -167,6 +167,19 @@ class Store:
     def exists(self) -> bool:
         return (
             (self.root / SWEEP).is_file() or self.compact_path.is_file() or self.runs_dir.is_dir()
+        )
+
+    def foreign_names(self) -> list[str]:
+        """Names at the top of the folder that no store writes (none if the folder
+        is missing or holds a sweep's definition): a sweep into a folder of the
+        user's own would set aside or remove what it takes for its own files."""
+        if not self.root.is_dir() or (self.root / SWEEP).is_file():
+            return []
+        ours = {SWEEP, COMPACT, RUNS, TABLES, LOCK, MANIFEST, QUARANTINE}
+        return sorted(
+            p.name
+            for p in self.root.iterdir()
+            if p.name not in ours and not p.name.startswith(TMP_PREFIX)
         )
 
     def _run_files(self) -> list[Path]:

@@ -254,6 +254,30 @@ def test_results_index_never_overwrites_a_page_of_the_users(cli, tmp_path: Path)
     assert "tcpair results" in (ours / "index.html").read_text()
 
 
+def test_a_sweep_never_makes_a_store_of_the_users_folder(cli, tmp_path: Path) -> None:
+    """A store sets aside files in `runs/` it did not list and removes its own
+    temporaries: a folder holding anything else is refused before any run, as it
+    was. A store's own leftovers (a sweep killed before it saved its definition)
+    are not foreign: the rerun goes on."""
+    sweep = _sweep_file(tmp_path, "[0.0]")
+    mine = tmp_path / "mine"
+    (mine / "runs").mkdir(parents=True)
+    (mine / "runs" / "data.parquet").write_text("mine")
+    (mine / "notes.txt").write_text("mine")
+    before = _snapshot(mine)
+    code, _, err = cli("sweep", str(sweep), "--out", str(mine))
+    assert code == 2
+    assert f"error: --out {mine}: holds files that are not a tcpair results store" in err
+    assert "(notes.txt)" in err
+    assert _snapshot(mine) == before
+    killed = tmp_path / "killed"
+    (killed / "runs").mkdir(parents=True)
+    (killed / ".lock").write_text("")
+    code, _, err = cli("sweep", str(sweep), "--out", str(killed))
+    assert code == 0, err
+    assert Store(killed).load()["run_key"].nunique() == 1
+
+
 # -- damage: detected, contained, repaired ----------------------------------------------
 
 VOLATILE = ["run_wall_s", "finished_at"]
