@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
+from tcpair.plain import check_folder
 from tcpair.runcore import ScenarioSource, compact, prepare, run_json, validate
 from tcpair.runcore import run_json_text as run_json_text  # re-exported: callers import
 from tcpair.runcore import run_json_traced as run_json_traced  # these from tcpair.api
@@ -157,6 +158,7 @@ class Result:
         renamed into place, so a crash or a full disk never leaves a half-written
         result that looks complete.
         """
+        check_folder(directory, "directory")
         return write_atomically(Path(directory), self._write_into, ours=RESULT_FILES)
 
     def _write_into(self, tmp: Path) -> None:
@@ -261,6 +263,10 @@ def run(
     Raises :class:`ScenarioError` for bad input and :class:`SimulationError`
     when a valid run fails (e.g. event budget).
     """
+    if not (trace is None or isinstance(trace, bool | str | os.PathLike)):
+        raise TypeError(f"trace: expected True, False or a file's path, got {type(trace).__name__}")
+    if pcap is not None:
+        check_folder(pcap, "pcap")
     sc = prepare(scenario, overrides=overrides, seed=seed)
     sc = with_trace(sc, trace=bool(trace), pcap=pcap)
     path = None if trace is None or isinstance(trace, bool) else Path(trace)
@@ -271,6 +277,7 @@ def run(
 def load(directory: str | Path) -> Any:
     """Read back what :meth:`Result.save` wrote (a :class:`Result`), or open a
     sweep's results store (a :class:`tcpair.runner.SweepResult`)."""
+    check_folder(directory, "directory")
     d = Path(directory)
     if (d / "sweep.json").is_file():
         from tcpair.runner import open_sweep

@@ -22,6 +22,7 @@ from rich.console import Console
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
 from tcpair.backends import IDLE, Backend, make_backend
 from tcpair.commit import FAILED, OK, Group, task_records, task_rows
+from tcpair.plain import check_folder
 from tcpair.plugins import search_dirs, uses_plugins
 from tcpair.progress import PlainProgress, _progress
 from tcpair.rounds import EXIT_INCOMPLETE, point_names, undecided_claims, warn_incomplete
@@ -35,7 +36,10 @@ DEFAULT_MAX_SEEDS = 30
 
 def store_dir(spec: SweepSpec, out: str | Path | None) -> Path:
     """Where a sweep's results go: ``out``, else ``results/<name>``."""
-    return Path(out) if out is not None else Path("results") / spec.name
+    if out is None:
+        return Path("results") / spec.name
+    check_folder(out, "out")
+    return Path(out)
 
 
 def version_string() -> str:

@@ -34,6 +34,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -492,6 +493,11 @@ def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
         return source
     if isinstance(source, Mapping):
         return parse_sweep(source)
+    if isinstance(source, bool) or not isinstance(source, str | os.PathLike):
+        raise TypeError(
+            "sweep: expected a sweep file's path, a shipped sweep's name or a dict, "
+            f"got {type(source).__name__}"
+        )
     path = Path(source)
     try:
         found = path.is_file()

@@ -85,6 +85,18 @@ def test_api_odd_types_name_the_argument() -> None:
         tcpair.run(CLRP, seed=2**70)  # beyond 64 bits: the same range
     with pytest.raises(TypeError, match=r"^directory: expected a folder's path, got int"):
         tcpair.load_results(5)
+    # Every path the API takes is checked so, before anything runs or is made.
+    for call, word in (
+        (lambda: tcpair.load(5), "directory"),
+        (lambda: tcpair.run(CLRP, pcap=5), "pcap"),
+        (lambda: tcpair.sweep("clrp_fig8", 5), "out"),
+    ):
+        with pytest.raises(TypeError, match=rf"^{word}: expected a folder's path, got int"):
+            call()
+    with pytest.raises(TypeError, match=r"^trace: expected True, False or a file's path"):
+        tcpair.run(CLRP, trace=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^sweep: expected a sweep file's path, a shipped"):
+        tcpair.sweep(5)  # type: ignore[arg-type]
     for kw in ("jobs", "dask_local"):
         with pytest.raises(TypeError, match=rf"^{kw}: expected a whole number >= 1, got 'a'"):
             tcpair.sweep("clrp_fig8", "unused", **{kw: "a"})
@@ -127,10 +139,11 @@ def test_table_cap_names_the_option() -> None:
         )
 
 
-def test_a_memory_budget_bounds_a_long_run(cli) -> None:
+def test_a_memory_budget_bounds_a_long_run(cli, tmp_path: Path) -> None:
     """A 1e6 s run with 20% loss would keep a million rows per table; with
     ``run.memory_budget`` it stops early, naming the budget, and the process
-    never grew much past it."""
+    never grew much past it. (`tcpair run` without `--out` keeps no rows: it
+    needs no budget.)"""
     budget = ["run.memory_budget=48MiB", "links.wireless.forward.loss.p=0.2"]
     code = f"""
         import resource, tcpair
@@ -151,8 +164,9 @@ def test_a_memory_budget_bounds_a_long_run(cli) -> None:
     assert "48.0 MiB" in msg and "raise run.memory_budget" in msg, out
     # Beyond the interpreter and its imports: the budget and a margin.
     assert peak - before < 48 + 40, out
-    code_, stdout, err = cli("run", CLRP, *[a for kv in LONG_RUN + budget for a in ("--set", kv)])
-    assert code_ == 2 and stdout == ""
+    sets = [a for kv in LONG_RUN + budget for a in ("--set", kv)]
+    code_, stdout, err = cli("run", CLRP, *sets, "--out", str(tmp_path / "r"))
+    assert code_ == 2 and stdout == "" and not (tmp_path / "r").exists()
     assert _one_error_line(err).startswith("error: run.memory_budget:")
 
 
