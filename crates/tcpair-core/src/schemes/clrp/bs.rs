@@ -199,7 +199,19 @@ impl Conn {
     }
 
     fn cached(&self, seq: u32) -> Option<usize> {
-        self.cache.binary_search_by_key(&seq, |p| p.seq).ok()
+        // The cache is in sequence order. Most look-ups are of a new packet
+        // (past the newest cached) or of the oldest (the loss an ACK
+        // reports): those need not search, each probe a packet of its own.
+        match (self.cache.front(), self.cache.back()) {
+            (Some(first), Some(last)) if first.seq <= seq && seq <= last.seq => {
+                if first.seq == seq {
+                    Some(0)
+                } else {
+                    self.cache.binary_search_by_key(&seq, |p| p.seq).ok()
+                }
+            }
+            _ => None,
+        }
     }
 
     /// What an ACK echoing `echo` that reports `seq` missing says: None if

@@ -298,3 +298,18 @@ fn fh_to_mh_local_timer_leaves_wired_losses_to_the_sender() {
     assert!(o.inject.is_empty());
     assert_eq!(earliest(&b), None);
 }
+
+/// The cache's look-up: the fast answers (empty, outside the cached range,
+/// the oldest) agree with a search of every packet, gaps included.
+#[test]
+fn cache_lookup_agrees_with_a_full_search() {
+    let mut c = Conn::new(&ClrpParams::default());
+    assert_eq!(c.cached(5), None);
+    for seq in [3u32, 4, 7, 9, 12] {
+        c.cache.push_back(pkt(0, PktKind::Data, seq));
+    }
+    for seq in 0..15 {
+        let full = c.cache.iter().position(|p| p.seq == seq);
+        assert_eq!(c.cached(seq), full, "seq {seq}");
+    }
+}
