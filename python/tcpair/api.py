@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
-from tcpair.plain import check_folder
+from tcpair.plain import check_folder, first_names
 from tcpair.runcore import ScenarioSource, compact, prepare, run_json, validate
 from tcpair.runcore import run_json_text as run_json_text  # re-exported: callers import
 from tcpair.runcore import run_json_traced as run_json_traced  # these from tcpair.api
@@ -198,11 +198,12 @@ def check_replaceable(target: Path, ours: frozenset[str] | None) -> None:
         raise refuse("exists and is not a folder")
     if target == Path.cwd().resolve() or target in Path.cwd().resolve().parents:
         raise refuse("is the current folder or holds it; give a folder of its own")
-    foreign = sorted(p.name for p in target.iterdir() if ours is not None and p.name not in ours)
+    if ours is None:
+        return
+    foreign = sorted(p.name for p in target.iterdir() if p.name not in ours)
     if foreign:
-        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
         raise refuse(
-            f"holds what is not a tcpair result ({', '.join(foreign[:3])}{more}), and saving "
+            f"holds what is not a tcpair result ({first_names(foreign)}), and saving "
             "replaces the whole folder; give a new or empty folder, or one a run was saved in"
         )
 

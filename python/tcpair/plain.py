@@ -8,7 +8,7 @@ The walk is iterative, so a value nested thousands of levels deep gives a
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,12 @@ def check_count(value: Any, name: str) -> int:
     return int(value)
 
 
+def first_names(names: Sequence[str], shown: int = 3) -> str:
+    """The first ``shown`` of ``names``, and how many more: "a, b, c and 4 more"."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
 def decode_utf8(data: bytes, name: str) -> str:
     """``data`` as text, or a ScenarioError saying where it is not UTF-8."""
     try:
@@ -109,4 +115,5 @@ __all__ = [
     "check_seed",
     "check_source",
     "decode_utf8",
+    "first_names",
 ]

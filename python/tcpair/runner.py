@@ -22,7 +22,7 @@ from rich.console import Console
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
 from tcpair.backends import IDLE, Backend, make_backend
 from tcpair.commit import FAILED, OK, Group, task_records, task_rows
-from tcpair.plain import check_folder
+from tcpair.plain import check_folder, first_names
 from tcpair.plugins import search_dirs, uses_plugins
 from tcpair.progress import PlainProgress, _progress
 from tcpair.rounds import EXIT_INCOMPLETE, point_names, undecided_claims, warn_incomplete
@@ -445,10 +445,9 @@ def _refuse_other_sweep(store: Store, spec: SweepSpec) -> None:
     set aside)."""
     foreign = store.foreign_names()
     if foreign:
-        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
         raise ScenarioError(
             f"--out {store.root}: holds files that are not a tcpair results store "
-            f"({', '.join(foreign[:3])}{more}); give the sweep a new or empty folder "
+            f"({first_names(foreign)}); give the sweep a new or empty folder "
             f"(default results/{spec.name})"
         )
     saved = store.sweep_definition() if store.exists() else None
