@@ -174,9 +174,11 @@ class Result:
             shutil.copyfile(self.trace_path, tmp / "trace.parquet")
 
 
-#: What :meth:`Result.save` writes into its folder.
+#: What :meth:`Result.save` writes into its folder, and the files a file browser
+#: leaves in any folder it shows (replaced with the folder, no loss).
 RESULT_FILES = frozenset(
     {"summary.json", "scenario.json", "trace.parquet", *(f"{t}.parquet" for t in TABLES)}
+    | {".DS_Store", "Thumbs.db", "desktop.ini"}
 )
 
 

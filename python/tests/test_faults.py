@@ -212,6 +212,8 @@ def test_out_never_replaces_what_is_not_a_result(cli, tmp_path: Path, monkeypatc
     assert (mine / "draft.tex").read_text() == "precious"
     assert list(work.iterdir()) == []
     saved = tmp_path / "r"
+    saved.mkdir()
+    (saved / ".DS_Store").write_text("")  # a file browser's, not the user's work
     for duration in ("1", "2"):  # the second run replaces the first
         code, _, err = cli("run", CLRP, "--set", f"run.duration={duration}", "--out", str(saved))
         assert code == 0, err
