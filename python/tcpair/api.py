@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
-from tcpair.plain import check_folder, first_names
+from tcpair.plain import BROWSER_FILES, check_folder, first_names
 from tcpair.runcore import ScenarioSource, compact, prepare, run_json, validate
 from tcpair.runcore import run_json_text as run_json_text  # re-exported: callers import
 from tcpair.runcore import run_json_traced as run_json_traced  # these from tcpair.api
@@ -174,11 +174,12 @@ class Result:
             shutil.copyfile(self.trace_path, tmp / "trace.parquet")
 
 
-#: What :meth:`Result.save` writes into its folder, and the files a file browser
-#: leaves in any folder it shows (replaced with the folder, no loss).
-RESULT_FILES = frozenset(
-    {"summary.json", "scenario.json", "trace.parquet", *(f"{t}.parquet" for t in TABLES)}
-    | {".DS_Store", "Thumbs.db", "desktop.ini"}
+#: What :meth:`Result.save` writes into its folder, and a file browser's files
+#: (replaced with the folder, no loss).
+RESULT_FILES = (
+    frozenset({"summary.json", "scenario.json", "trace.parquet"})
+    | {f"{t}.parquet" for t in TABLES}
+    | BROWSER_FILES
 )
 
 

@@ -93,6 +93,11 @@ def check_count(value: Any, name: str) -> int:
     return int(value)
 
 
+#: Files a file browser leaves in any folder it shows: never the user's work, so a
+#: folder holding them counts as empty where tcpair would take it for its output.
+BROWSER_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
 def first_names(names: Sequence[str], shown: int = 3) -> str:
     """The first ``shown`` of ``names``, and how many more: "a, b, c and 4 more"."""
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
@@ -108,6 +113,7 @@ def decode_utf8(data: bytes, name: str) -> str:
 
 
 __all__ = [
+    "BROWSER_FILES",
     "MAX_DEPTH",
     "check_count",
     "check_folder",

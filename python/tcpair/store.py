@@ -45,7 +45,7 @@ import pyarrow.parquet as pq
 from tcpair._errors import ScenarioError, StoreLocked
 from tcpair._perms import fix_file
 from tcpair.manifest import MANIFEST, QUARANTINE, Manifest, Problem, digest, quarantine
-from tcpair.plain import check_folder
+from tcpair.plain import BROWSER_FILES, check_folder
 from tcpair.rowtables import keyed as _keyed
 from tcpair.rowtables import newest as _newest
 
@@ -175,7 +175,7 @@ class Store:
         user's own would set aside or remove what it takes for its own files."""
         if not self.root.is_dir() or (self.root / SWEEP).is_file():
             return []
-        ours = {SWEEP, COMPACT, RUNS, TABLES, LOCK, MANIFEST, QUARANTINE}
+        ours = {SWEEP, COMPACT, RUNS, TABLES, LOCK, MANIFEST, QUARANTINE, *BROWSER_FILES}
         return sorted(
             p.name
             for p in self.root.iterdir()

@@ -275,6 +275,7 @@ def test_a_sweep_never_makes_a_store_of_the_users_folder(cli, tmp_path: Path) ->
     killed = tmp_path / "killed"
     (killed / "runs").mkdir(parents=True)
     (killed / ".lock").write_text("")
+    (killed / ".DS_Store").write_text("")  # a file browser's: not foreign
     code, _, err = cli("sweep", str(sweep), "--out", str(killed))
     assert code == 0, err
     assert Store(killed).load()["run_key"].nunique() == 1
