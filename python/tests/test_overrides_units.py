@@ -73,9 +73,17 @@ def test_python_side_errors_name_elements_by_name() -> None:
 
 # (override, field the message must name, words it must contain)
 BAD_VALUES = [
-    ({"links.wireless.queue": -1}, "links.wireless.queue", "a whole number >= 0, got -1"),
+    (
+        {"links.wireless.queue": -1},
+        "links.wireless.queue",
+        "a whole number of packets from 0 to 1000000, got -1",
+    ),
     ({"links.wireless.queue": "abc"}, "links.wireless.queue", 'got "abc"'),
-    ({"flows.tcp1.window": 1.5}, "flows.tcp1.window", "a whole number >= 0, got 1.5"),
+    (
+        {"flows.tcp1.window": 1.5},
+        "flows.tcp1.window",
+        "a whole number of packets from 1 to 1000000, got 1.5",
+    ),
     ({"flows.tcp1.packet_size": -1}, "flows.tcp1.packet_size", "a size in bytes"),
     ({"run.seed": "x"}, "run.seed", "a whole number from 0 to 9223372036854775807"),
     ({"links.wireless.bandwidth": True}, "links.wireless.bandwidth", "a rate such as"),
@@ -108,16 +116,18 @@ def test_core_errors_name_the_field_in_user_terms(override: dict, field: str, wo
 
 
 def test_unnamed_elements_keep_their_index() -> None:
-    with pytest.raises(ScenarioError, match=r"^links\[1\]\.queue: expected a whole number"):
+    with pytest.raises(ScenarioError, match=r"^links\[1\]\.queue: must be a whole number"):
         tcpair.validate(apply_overrides(BASE, {"links.1.queue": -1}))
-    with pytest.raises(ScenarioError, match=r"^flows\[1\]\.window: expected a whole number"):
+    with pytest.raises(ScenarioError, match=r"^flows\[1\]\.window: must be a whole number"):
         tcpair.validate(apply_overrides(BASE, {"flows.1.window": "big"}))
 
 
 def test_cli_set_with_wildcard_and_bad_value(cli) -> None:
     code, out, err = cli("validate", CLRP, "--set", "links.*.queue=-3")
     assert code == 2 and out == ""
-    assert err.strip() == "error: links.wired.queue: expected a whole number >= 0, got -3"
+    assert err.strip() == (
+        "error: links.wired.queue: must be a whole number of packets from 0 to 1000000, got -3"
+    )
 
 
 RATE_BITS = ["b", "bit", "bits", "bps", "b/s", "bit/s", "bits/s"]

@@ -172,7 +172,8 @@ fn lookup<'a>(
 }
 
 /// A value as the user wrote it, short.
-fn show(v: &serde_json::Value) -> String {
+/// A JSON value a user gave, as a message quotes it (cut after 60 characters).
+pub(crate) fn show(v: &serde_json::Value) -> String {
     let text = v.to_string();
     if text.chars().count() > 60 {
         format!("{}...", text.chars().take(57).collect::<String>())

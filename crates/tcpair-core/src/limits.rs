@@ -72,11 +72,49 @@ pub fn packets(field: &str, v: u64, allow_zero: bool) -> Result<u32, ConfigError
     let lo = u64::from(!allow_zero);
     match u32::try_from(v) {
         Ok(n) if v >= lo && n <= MAX_PACKETS => Ok(n),
-        _ => Err(ConfigError::new(
-            field,
-            format!("must be a whole number of packets from {lo} to {MAX_PACKETS}, got {v}"),
-        )),
+        _ => Err(ConfigError::new(field, packets_message(allow_zero, v))),
     }
+}
+
+/// The message for a count of packets outside [`packets`]' range, whatever
+/// `got` is (negative, fractional, text, beyond 64 bits).
+fn packets_message(allow_zero: bool, got: impl std::fmt::Display) -> String {
+    let lo = u64::from(!allow_zero);
+    format!("must be a whole number of packets from {lo} to {MAX_PACKETS}, got {got}")
+}
+
+/// A count of packets as written, any value read: a whole number >= 0 is
+/// kept for [`packets`] to check its range; anything else gets that same
+/// range in its message here (serde alone would say "a whole number >= 0"
+/// for -3, which the range from 1 then contradicts at 0).
+fn de_packets<'de, D: serde::Deserializer<'de>>(d: D, allow_zero: bool) -> Result<u64, D::Error> {
+    let v = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
+    whole_packets(&v, allow_zero).map_err(serde::de::Error::custom)
+}
+
+fn whole_packets(v: &serde_json::Value, allow_zero: bool) -> Result<u64, String> {
+    v.as_u64()
+        .ok_or_else(|| packets_message(allow_zero, crate::error::show(v)))
+}
+
+/// [`de_packets`] for a queue (0 allowed).
+pub fn de_queue<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    de_packets(d, true)
+}
+
+/// [`de_queue`] for an optional queue (a direction's override).
+pub fn de_queue_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    match <serde_json::Value as serde::Deserialize>::deserialize(d)? {
+        serde_json::Value::Null => Ok(None),
+        v => whole_packets(&v, true)
+            .map(Some)
+            .map_err(serde::de::Error::custom),
+    }
+}
+
+/// [`de_packets`] for a window (from 1).
+pub fn de_window<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    de_packets(d, false)
 }
 
 #[cfg(test)]

@@ -186,6 +186,36 @@ fn counts_too_large_for_32_bits_get_their_fields_range() {
 }
 
 #[test]
+fn every_bad_count_of_packets_gets_its_fields_range() {
+    // -3 was "expected a whole number >= 0", which the window's range from 1
+    // then contradicted at 0; a fraction, a text and a number beyond 64 bits
+    // get the same range as a number too large.
+    for (bad, shown) in [
+        (json!(-3), "got -3"),
+        (json!(2.5), "got 2.5"),
+        (json!("x"), "got \"x\""),
+        (json!(1e20), "got 1e+20"),
+        (json!("y".repeat(100)), "got \"yyyy"),
+    ] {
+        expect(
+            |v| v["flows"][0]["window"] = bad.clone(),
+            "flows.tcp1.window",
+            &format!("must be a whole number of packets from 1 to 1000000, {shown}"),
+        );
+        expect(
+            |v| v["links"][0]["queue"] = bad.clone(),
+            "links.wired.queue",
+            &format!("must be a whole number of packets from 0 to 1000000, {shown}"),
+        );
+        expect(
+            |v| v["links"][1]["forward"]["queue"] = bad.clone(),
+            "links.wireless.forward.queue",
+            &format!("from 0 to 1000000, {shown}"),
+        );
+    }
+}
+
+#[test]
 fn the_fastest_link_with_no_delay_still_advances_time() {
     // 1 Pb/s and zero delay: once a livelock at time 0; now every packet
     // takes at least 1 ns, so the run ends (within its event budget).

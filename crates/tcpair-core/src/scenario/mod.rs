@@ -317,7 +317,11 @@ mod tests {
         v["links"][0]["queue"] = json!(-1);
         let e = Scenario::build(&v).unwrap_err();
         assert_eq!(e.path, "links.ab.queue");
-        assert!(e.message.contains("a whole number >= 0, got -1"), "{e}");
+        assert!(
+            e.message
+                .contains("a whole number of packets from 0 to 1000000, got -1"),
+            "{e}"
+        );
         v["links"][0]["queue"] = json!(5);
         v["flows"][0]["window"] = json!("big");
         let e = Scenario::build(&v).unwrap_err();

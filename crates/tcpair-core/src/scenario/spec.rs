@@ -188,7 +188,7 @@ pub struct LinkSpec {
     /// One-way propagation delay: seconds, or "10ms", "64us", ...
     pub delay: Quantity,
     /// DropTail limit in packets waiting, both directions (ns-2 default 50).
-    #[serde(default = "default_queue")]
+    #[serde(default = "default_queue", deserialize_with = "limits::de_queue")]
     pub queue: u64,
     #[serde(default)]
     pub kind: LinkKindSpec,
@@ -225,7 +225,7 @@ pub struct MediumSpec {
     #[serde(default)]
     pub rts_cts: bool,
     /// Interface queue per station, packets waiting (ns-2 IFQ default 50).
-    #[serde(default = "default_queue")]
+    #[serde(default = "default_queue", deserialize_with = "limits::de_queue")]
     pub queue: u64,
     /// Probability a data frame that did not collide is received in error
     /// (the MAC retries it).
@@ -273,7 +273,11 @@ fn default_cs_range() -> f64 {
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DirSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "limits::de_queue_opt"
+    )]
     pub queue: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<serde_json::Value>,
@@ -319,7 +323,7 @@ pub struct FlowSpec {
     )]
     pub ack_size: u64,
     /// Window limit in packets (ns-2 window_).
-    #[serde(default = "default_window")]
+    #[serde(default = "default_window", deserialize_with = "limits::de_window")]
     pub window: u64,
     /// Finite transfer of this many segments; absent = bulk (FTP) source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
