@@ -5,7 +5,6 @@ docs/validation.md."""
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import click
 from rich.table import Table
 
 from tcpair.bench import bench, guard
-from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout, os_error_line
+from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout, os_error_line, probe_writable
 
 
 @click.command("bench")
@@ -250,9 +249,8 @@ def _bench_flows(
 
 def _writable_parent(path: str, option: str) -> None:
     """Make the folder ``path`` goes in and check that a file can be written there,
-    or fail naming ``option``: the runs before the write may take hours. The check
-    creates and removes a probe file beside ``path``; an existing file at ``path`` is
-    opened for appending, which leaves it as it was."""
+    or fail naming ``option``: the runs before the write may take hours
+    (:func:`tcpair.cli_common.probe_writable`)."""
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -261,12 +259,7 @@ def _writable_parent(path: str, option: str) -> None:
     if target.is_dir():
         raise click.BadParameter(f"{path}: is a folder; give a file's path", param_hint=option)
     try:
-        if target.exists():
-            with target.open("ab"):
-                pass
-        else:
-            with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".tcpair-probe-"):
-                pass
+        probe_writable(target)
     except OSError as exc:
         why = exc.strerror or str(exc)
         raise click.BadParameter(f"{path}: cannot be written ({why})", param_hint=option) from None

@@ -67,23 +67,34 @@ def os_error_line(exc: OSError) -> str:
     return f"{path}: {what}"
 
 
+def probe_writable(path: Path) -> None:
+    """Raise the OSError, naming ``path``, that writing at ``path`` would meet (its
+    folder exists): an entry is made and removed beside it, or an existing file
+    opened for appending, which leaves it as it was. For checks before runs that
+    write only at their end."""
+    import tempfile
+
+    try:
+        if path.is_file():
+            with path.open("ab"):
+                pass
+        else:
+            os.rmdir(tempfile.mkdtemp(prefix=".tcpair-probe-", dir=path.resolve().parent))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
 def check_out_folder(path: Path) -> None:
     """Raise the OSError writing the results at ``path`` would meet, naming ``path``,
     before a run that may take long (they are written at its end,
     `tcpair.api.write_atomically`): a folder holding what a saved result would
-    replace is refused, the folder ``path`` goes in is made, and a probe folder made
-    and removed beside it."""
-    import tempfile
-
+    replace is refused, the folder ``path`` goes in is made, and a probe made and
+    removed beside it."""
     from tcpair.api import RESULT_FILES, check_replaceable
 
     check_replaceable(path, RESULT_FILES)
-    parent = path.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)  # names a file in the way itself
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".tcpair-probe-", dir=parent))
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    path.resolve().parent.mkdir(parents=True, exist_ok=True)  # names a file in the way itself
+    probe_writable(path)
 
 
 def _fmt(v: Any) -> str:

@@ -171,8 +171,7 @@ fn lookup<'a>(
     })
 }
 
-/// A value as the user wrote it, short.
-/// A JSON value a user gave, as a message quotes it (cut after 60 characters).
+/// A value as the user wrote it, as a message quotes it (cut after 60 characters).
 pub(crate) fn show(v: &serde_json::Value) -> String {
     let text = v.to_string();
     if text.chars().count() > 60 {

@@ -104,12 +104,10 @@ pub fn de_queue<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error>
 
 /// [`de_queue`] for an optional queue (a direction's override).
 pub fn de_queue_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    match <serde_json::Value as serde::Deserialize>::deserialize(d)? {
-        serde_json::Value::Null => Ok(None),
-        v => whole_packets(&v, true)
-            .map(Some)
-            .map_err(serde::de::Error::custom),
-    }
+    <Option<serde_json::Value> as serde::Deserialize>::deserialize(d)?
+        .map(|v| whole_packets(&v, true))
+        .transpose()
+        .map_err(serde::de::Error::custom)
 }
 
 /// [`de_packets`] for a window (from 1).
