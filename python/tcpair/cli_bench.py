@@ -303,6 +303,12 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
             f"{r['ratio_median']:.2f} [{r['ratio_min']:.2f}, {r['ratio_max']:.2f}]",
         )
     _stdout().print(table)
+    if not all(r["bytecode_cached"] for r in rows):
+        _stdout().print(
+            "note: tcpair's modules have no cached bytecode here (an editable install "
+            "with PYTHONDONTWRITEBYTECODE set), so each tcpair process compiled them "
+            "first; an installed package (pip install .) does not."
+        )
 
 
 @click.command("ns2-check")

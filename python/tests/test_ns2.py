@@ -4,6 +4,7 @@ commands skip cleanly without ns-2 (docs/validation.md)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from needs import ns2
@@ -123,6 +124,23 @@ def test_bench_vs_ns2_pairs_processes() -> None:
     assert row["ns2_s"] > 0
     assert row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
     assert math.isfinite(row["ratio_median"])
+    assert isinstance(row["bytecode_cached"], bool)
+
+
+def test_bytecode_cached_follows_the_cache_of_the_run_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench's note on compiled modules reads the cache of `tcpair.cli`, where
+    an import would find it."""
+    import importlib.util
+
+    from tcpair.ns2.speed import bytecode_cached
+
+    cached = tmp_path / "cli.cpython.pyc"
+    monkeypatch.setattr(importlib.util, "cache_from_source", lambda src: str(cached))
+    assert not bytecode_cached()
+    cached.write_bytes(b"")
+    assert bytecode_cached()
 
 
 def test_snoop_lan_matches_the_plain_link_without_loss_and_snoop_helps() -> None:

@@ -109,6 +109,11 @@ def bench_case(case: Case, pairs: int, workdir: Path) -> dict[str, Any]:
     ours_cmd = [sys.executable, "-m", "tcpair", "run", str(path), "--json"]
     theirs_cmd = ns_command(case.ns2_script, case.ns2_args)
     start_cmd = [sys.executable, "-c", "pass"]
+    # One untimed run of each first: the files each process reads are then in
+    # the page cache for every timed pair, not the first alone, and a Python
+    # that may cache bytecode has cached tcpair's (as an installed package has).
+    _timed(ours_cmd)
+    _timed(theirs_cmd)
     ours, theirs, core, start = [], [], [], []
     for _ in range(pairs):
         wall, out = _timed(ours_cmd)
@@ -128,7 +133,21 @@ def bench_case(case: Case, pairs: int, workdir: Path) -> dict[str, Any]:
         "ratio_median": statistics.median(ratios),
         "ratio_min": min(ratios),
         "ratio_max": max(ratios),
+        "bytecode_cached": bytecode_cached(),
     }
+
+
+def bytecode_cached() -> bool:
+    """Whether tcpair's modules load from cached bytecode. They do not in an
+    editable install run with ``PYTHONDONTWRITEBYTECODE`` set: each ``tcpair``
+    process then compiles the modules of its run path first (about 7 ms on the
+    machine of docs/performance.md), which an installed package never does
+    (``pip install`` compiles them once)."""
+    import importlib.util
+
+    import tcpair.cli
+
+    return Path(importlib.util.cache_from_source(tcpair.cli.__file__)).exists()
 
 
 def bench_vs_ns2(
@@ -148,4 +167,11 @@ def bench_vs_ns2(
     return rows
 
 
-__all__ = ["BENCH_CASES", "Case", "bench_case", "bench_vs_ns2", "dumbbell_scenario"]
+__all__ = [
+    "BENCH_CASES",
+    "Case",
+    "bench_case",
+    "bench_vs_ns2",
+    "bytecode_cached",
+    "dumbbell_scenario",
+]
