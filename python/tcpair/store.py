@@ -29,6 +29,7 @@ and named by its key, are read alike (they sort before every group).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -105,11 +106,17 @@ def _fsync_write(path: Path, write: Any, commit: Any = None) -> None:
         raise
 
 
+def json_text(data: Any) -> str:
+    """``data`` as the store writes JSON."""
+    return json.dumps(data, indent=2, default=str) + "\n"
+
+
 def write_json(path: Path, data: Any, commit: Any = None) -> None:
     """Atomically write ``data`` as JSON."""
+    text = json_text(data)
 
     def w(tmp: str) -> None:
-        Path(tmp).write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        Path(tmp).write_text(text, encoding="utf-8")
 
     _fsync_write(path, w, commit)
 
@@ -302,8 +309,18 @@ class Store:
         return f"{GROUP_PREFIX}{self._seq:012d}"
 
     def save_sweep(self, definition: Mapping[str, Any]) -> None:
+        """Write the sweep's definition, unless the store holds it already as its
+        manifest recorded it (a resumed sweep): no file rewritten, no line added."""
         self.root.mkdir(parents=True, exist_ok=True)
-        write_json(self.root / SWEEP, definition, self._commit(self.root / SWEEP))
+        path = self.root / SWEEP
+        data = json_text(definition).encode("utf-8")
+        recorded = self.manifest.entries().get(SWEEP)
+        with contextlib.suppress(OSError):
+            if recorded == {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()} and (
+                path.read_bytes() == data
+            ):
+                return
+        write_json(path, definition, self._commit(path))
 
     def compact(self) -> int:
         """Fold run files into ``runs.parquet``; returns how many were folded.
@@ -429,7 +446,9 @@ class Store:
         return self._snapshot(read)
 
     def load_table(self, name: str, keys: Sequence[str] | None = None) -> pd.DataFrame:
-        """A kept per-packet table (e.g. ``timeseries``) with a ``run_key`` column."""
+        """A kept per-packet table (e.g. ``timeseries``) with a ``run_key`` column:
+        runs in the order of their keys, each run's rows in its own order. Not in the
+        order the runs were stored, which depends on how many workers ran them."""
         d = self.table_dir(name)
         if not d.is_dir():
             return pd.DataFrame()
@@ -442,6 +461,8 @@ class Store:
         table = _newest(parts)
         if keys is not None and table.num_rows:
             table = table.filter(pc.is_in(table.column("run_key"), pa.array(list(keys))))
+        if table.num_rows:
+            table = table.take(pc.sort_indices(table, [("run_key", "ascending")]))  # stable
         return table.to_pandas() if table.num_columns else pd.DataFrame()
 
     def _read_each(self, files: Sequence[Path]) -> list[pa.Table | None]:

@@ -103,6 +103,22 @@ def test_resume_runs_only_what_is_missing(tmp_path: Path) -> None:
     assert len(tcpair.load_results(out)) == 9
 
 
+def test_a_resumed_sweep_leaves_its_definition_and_manifest_as_they_were(tmp_path: Path) -> None:
+    """Each rerun used to write sweep.json again and add its line to the manifest,
+    which then grew by a line a rerun; a changed sweep still writes its new one."""
+    out = tmp_path / "s"
+    run_sweep(small_sweep([0.01]), out, jobs=1, progress=False)
+    manifest = (out / "manifest.jsonl").read_text()
+    stamp = (out / "sweep.json").stat().st_mtime_ns
+    for _ in range(2):
+        run_sweep(small_sweep([0.01]), out, jobs=1, progress=False)
+    assert (out / "manifest.jsonl").read_text() == manifest
+    assert (out / "sweep.json").stat().st_mtime_ns == stamp
+    run_sweep(small_sweep([0.01, 0.02]), out, jobs=1, progress=False)
+    assert "0.02" in (out / "sweep.json").read_text()
+    assert Store(out).check() == []  # the manifest holds the new definition's checksum
+
+
 def test_backends_give_identical_results(tmp_path: Path) -> None:
     spec = small_sweep([0.0, 0.02, 0.05], seeds=2)
     tables = []

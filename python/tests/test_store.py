@@ -70,3 +70,21 @@ def test_store_sees_each_run_once_newest_first(ops: list[tuple]) -> None:
             assert set(got["status"]) == {status}
             if status == "ok":
                 assert set(got["version"]) == {ver}
+
+
+def test_a_kept_table_reads_the_same_whatever_order_its_runs_were_stored_in() -> None:
+    """Workers finish runs in any order; a kept table is read by run key, each run's
+    rows in their own order (reports built from it are then the same files)."""
+    runs = {k: pa.table({"t": [3.0, 1.0, 2.0], "v": [i, i + 1, i + 2]}) for i, k in enumerate(KEYS)}
+    loaded = []
+    for order in (KEYS, KEYS[::-1], KEYS[2:] + KEYS[:2]):
+        with tempfile.TemporaryDirectory() as d:
+            store = Store(Path(d) / "s")
+            with store.writer():
+                for k in order:
+                    store.put(k, rows(k, 1, 1), {"timeseries": runs[k]})
+            loaded.append(store.load_table("timeseries"))
+    assert loaded[0]["run_key"].tolist() == [k for k in sorted(KEYS) for _ in range(3)]
+    assert loaded[0].loc[loaded[0]["run_key"] == "k1", "t"].tolist() == [3.0, 1.0, 2.0]
+    for other in loaded[1:]:
+        assert other.equals(loaded[0])
