@@ -205,7 +205,7 @@ class LocalBackend(Backend):
                     yield from zip(chunk, results, strict=True)
             finished = True
         finally:
-            _close(pool, abandon=not finished)
+            close_pool(pool, abandon=not finished)
 
     def _isolated(self, fn, items, todo, tick=None):  # type: ignore[no-untyped-def]
         """Each run in a fresh one-worker pool, ``workers`` at a time."""
@@ -222,7 +222,7 @@ class LocalBackend(Backend):
                     yield IDLE, None
                 for fut in done:
                     i, crashes, pool = running.pop(fut)
-                    _close(pool, abandon=False)
+                    close_pool(pool, abandon=False)
                     try:
                         result = fut.result()
                     except BrokenProcessPool:
@@ -237,10 +237,10 @@ class LocalBackend(Backend):
                     yield i, result
         finally:
             for _, _, pool in running.values():
-                _close(pool, abandon=True)
+                close_pool(pool, abandon=True)
 
 
-def _close(pool: ProcessPoolExecutor, *, abandon: bool) -> None:
+def close_pool(pool: ProcessPoolExecutor, *, abandon: bool) -> None:
     """Shut ``pool`` down; with ``abandon`` (Ctrl-C, an error while storing)
     its runs in flight are killed, not awaited: a run inside the core cannot be
     stopped any other way, and their results were never stored."""
@@ -411,6 +411,8 @@ __all__ = [
     "InProcessBackend",
     "LocalBackend",
     "WorkerDied",
+    "close_pool",
     "default_jobs",
     "make_backend",
+    "worker_init",
 ]

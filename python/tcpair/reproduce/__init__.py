@@ -16,11 +16,12 @@ from pathlib import Path
 from rich.console import Console
 
 from tcpair._errors import ScenarioError
-from tcpair.backends import Backend, make_backend
+from tcpair.backends import Backend, default_jobs, make_backend
 from tcpair.index_page import check_index
 from tcpair.paths import shipped_sweeps
+from tcpair.report_pool import Reports
 from tcpair.runner import DEFAULT_MAX_SEEDS, run_sweep
-from tcpair.site import build_index, build_report
+from tcpair.site import build_index
 from tcpair.sweepdef import SweepSpec, load_sweep
 
 
@@ -113,7 +114,9 @@ def reproduce(
     check_index(out)  # before the runs: the index is written after them
     done = Reproduced()
     backend: Backend = make_backend(jobs=jobs, scheduler=scheduler, dask_local=dask_local)
-    with backend:
+    # Several targets: each one's report is drawn in a worker while the next one runs.
+    report_workers = min(len(chosen), default_jobs() if jobs is None else jobs)
+    with backend, Reports(report_workers) as reports:
         for name in chosen:
             spec = known[name]
             res = run_sweep(
@@ -130,9 +133,10 @@ def reproduce(
             )
             if progress:
                 console.print(f"{name}: {res.counts_line()}")
-            done[name] = build_report(out / name, index_href="../../index.html")
+            reports.submit(name, out / name, index_href="../../index.html")
             if res.incomplete:
                 done.incomplete.append(name)
+        done.update(reports.collect())
     expected = [(n, s.target.title) for n, s in known.items() if s.target is not None]
     build_index(out, expected)
     return done
