@@ -4,7 +4,7 @@ its own and goes on to the next target's runs.
 
 A report is mostly drawing (matplotlib) in one process: built in turn after
 each sweep, the reports of ``reproduce all`` kept one core busy and the others
-idle for about a minute on two cores (docs/performance.md, "The main job").
+idle for about a minute on two cores (docs/performance.md, "Whole-job timings").
 Here they are drawn while the next sweep runs, and side by side once the runs
 are done (a rerun whose runs are all stored is nothing but reports).
 
@@ -12,8 +12,8 @@ The workers are started with ``spawn``, not ``fork``: a report must not inherit
 the state of a process that is running a sweep (its pool's threads and locks).
 A report that raises is raised again, in the parent, once it is collected: after
 the sweep that follows it at the latest, so a bug in an analysis still stops the
-work early. Ctrl-C or an error kills the workers with the parent's runs
-(:func:`tcpair.backends.close_pool`).
+work early. The workers leave Ctrl-C to the parent, which kills them on it or on
+an error (:func:`tcpair.backends.close_pool`).
 """
 
 from __future__ import annotations

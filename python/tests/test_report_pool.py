@@ -5,10 +5,16 @@ stops the work with its own error."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
+import tcpair
 from tcpair import ScenarioError
 from tcpair.report_pool import Reports
 from tcpair.runner import run_sweep
@@ -58,3 +64,34 @@ def test_a_report_that_fails_raises_its_own_error(tmp_path: Path) -> None:
     with Reports(2) as pooled, pytest.raises(ScenarioError, match="not a tcpair sweep directory"):
         pooled.submit("empty", tmp_path / "empty", "../../index.html")
         pooled.collect()
+
+
+def test_ctrl_c_while_a_report_worker_waits_prints_no_traceback(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole process group, report workers too: they leave it to
+    the parent, which stops them and says how to resume."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(tcpair.__file__).resolve().parents[1])
+    cmd = [sys.executable, "-m", "tcpair", "reproduce", "baseline", "compare-all", "--quick"]
+    proc = subprocess.Popen(
+        [*cmd, "--jobs", "2", "--out", str(tmp_path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    # The first report drawn, its worker waits for the next while the second sweep runs.
+    first = tmp_path / "baseline" / "report" / "index.html"
+    second = tmp_path / "compare_all" / "runs"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if first.is_file() and second.is_dir() and any(second.glob("*.parquet")):
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "reproduce finished before the interrupt"
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert last.startswith("error: interrupted") and "run the same command again" in last
