@@ -8,20 +8,35 @@ claim_id, source, claim, rule, numbers, outcome, provisional, seeds, detail,
 cause). ``build_site(ROOT)``
 does that for every store under ROOT and writes ``ROOT/index.html``. The
 report directory is replaced atomically, so a reader never sees half a page.
+
+Pages of several stores are drawn in worker processes (:class:`Reports`): a page
+is mostly matplotlib's drawing in one process, so ``reproduce all`` drew its 29
+pages after each target's sweep with one core busy and the rest idle (about a
+minute on two cores, docs/performance.md, "Whole-job timings"). ``reproduce``
+now hands each page to the workers and goes on with the next target's runs;
+``build_site`` draws a folder's pages side by side. The workers are started with
+``spawn``: a page must not inherit the state of a process running a sweep (its
+pool's threads and locks). A page that raises is raised again in the parent once
+collected (after the next target's runs at the latest), and the workers leave
+Ctrl-C to the parent, which kills them on it or on an error.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from tcpair._errors import ScenarioError
 from tcpair.analysis import Analysis, Context, analysis_module, generic
 from tcpair.api import write_atomically
+from tcpair.backends import close_pool, default_jobs, worker_init
 from tcpair.index_page import IndexEntry, write_index
 from tcpair.page import NA, Claim, Page, write_page
 from tcpair.paths import sweep_dirs
@@ -212,6 +227,52 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
     return verdicts
 
 
+class Reports:
+    """Build reports in ``workers`` processes (in this process, with ``workers`` <= 1),
+    collected in the order they were submitted."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        if workers > 1:
+            self.pool = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=worker_init,
+                initargs=(os.getpid(),),
+            )
+        self.pending: dict[str, Future[list[str]]] = {}
+        self.built: dict[str, list[str]] = {}
+
+    def submit(self, name: str, directory: Path, index_href: str) -> None:
+        """Start ``name``'s report; raise what an earlier report raised, if it is done."""
+        if self.pool is None:
+            self.built[name] = build_report(directory, index_href=index_href)
+            return
+        self.pending[name] = self.pool.submit(build_report, directory, index_href=index_href)
+        for fut in self.pending.values():
+            if fut.done() and fut.exception() is not None:
+                fut.result()
+
+    def collect(self) -> dict[str, list[str]]:
+        """Wait for every report: each target's verdict lines, in submission order."""
+        for name, fut in self.pending.items():
+            self.built[name] = fut.result()
+        self.pending.clear()
+        return dict(self.built)
+
+    def __enter__(self) -> Reports:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.pool is not None:
+            close_pool(self.pool, abandon=exc_type is not None)
+
+
 def is_store(path: Path) -> bool:
     return (Path(path) / SWEEP).is_file()
 
@@ -268,7 +329,10 @@ def build_site(root: str | Path, expected: Sequence[tuple[str, str]] = ()) -> di
         raise ScenarioError(
             f"{root}: no results here (expected {SWEEP} in it or in its sub-directories)"
         )
-    done = {s.name: build_report(s, index_href="../../index.html") for s in stores}
+    with Reports(min(len(stores), default_jobs())) as reports:
+        for s in stores:
+            reports.submit(s.name, s, index_href="../../index.html")
+        done = reports.collect()
     build_index(root, expected or _targets_present(stores))
     return done
 
@@ -283,6 +347,7 @@ def _targets_present(stores: Sequence[Path]) -> list[tuple[str, str]]:
 
 
 __all__ = [
+    "Reports",
     "build_index",
     "build_report",
     "build_site",

@@ -16,8 +16,8 @@ import pytest
 
 import tcpair
 from tcpair import ScenarioError
-from tcpair.report_pool import Reports
 from tcpair.runner import run_sweep
+from tcpair.site import Reports
 
 REPO = Path(__file__).resolve().parents[2]
 

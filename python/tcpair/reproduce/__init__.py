@@ -19,9 +19,8 @@ from tcpair._errors import ScenarioError
 from tcpair.backends import Backend, default_jobs, make_backend
 from tcpair.index_page import check_index
 from tcpair.paths import shipped_sweeps
-from tcpair.report_pool import Reports
 from tcpair.runner import DEFAULT_MAX_SEEDS, run_sweep
-from tcpair.site import build_index
+from tcpair.site import Reports, build_index
 from tcpair.sweepdef import SweepSpec, load_sweep
 
 
