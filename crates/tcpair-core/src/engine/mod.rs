@@ -13,7 +13,7 @@ mod time;
 
 pub use heap::Scheduled;
 pub use prefetch::{prefetch, prefetch_all};
-pub use queue::EventQueue;
+pub use queue::{EventQueue, Place};
 pub use ring::Ring;
 pub use rng::{stream, stream_seed, SimRng, StreamName};
 pub use time::{secs, to_secs, Time, MS, NS, SEC, US};

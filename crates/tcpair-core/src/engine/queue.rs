@@ -11,6 +11,14 @@ struct Slot<E> {
 
 const NO_LANE: u32 = u32::MAX;
 
+/// Where an event runs in the queue's order: its time, then its sequence
+/// number ([`EventQueue::reserve`]). Ordered as the events are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Place {
+    pub time: Time,
+    seq: u64,
+}
+
 /// One lane's events in order, its head (also in the heap) first. Aligned
 /// so that a lane's bookkeeping is one cache line (prefetching reads it).
 #[derive(Debug)]
@@ -141,6 +149,33 @@ impl<E: Copy> EventQueue<E> {
         let seq = self.next_seq;
         self.next_seq += 1;
         (at.max(self.now), seq)
+    }
+
+    /// Take the place an event scheduled now at `at` would take (its time and
+    /// sequence number) without scheduling one: [`Self::schedule_at`] later
+    /// puts an event exactly there, so it runs in the order it would have run
+    /// in had it been scheduled now. A source whose timers are often cancelled
+    /// (a MAC's backoff, frozen whenever the medium turns busy) keeps them
+    /// itself and queues only its earliest, never a cancelled one.
+    #[inline]
+    pub fn reserve(&mut self, at: Time) -> Place {
+        let (time, seq) = self.stamp(at);
+        Place { time, seq }
+    }
+
+    /// Schedule `event` at a place taken by [`Self::reserve`] (not before now).
+    #[inline]
+    pub fn schedule_at(&mut self, place: Place, event: E) {
+        debug_assert!(place.time >= self.now, "event scheduled in the past");
+        let event = Slot {
+            lane: NO_LANE,
+            event,
+        };
+        self.heap.push(Scheduled {
+            time: place.time,
+            seq: place.seq,
+            event,
+        });
     }
 
     /// Schedule `event` at absolute time `at`. Scheduling in the past is a logic

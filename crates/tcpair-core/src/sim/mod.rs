@@ -72,10 +72,11 @@ enum Ev {
         agent: u32,
         flow: FlowId,
     },
-    /// A timer of shared medium `medium`.
+    /// The earliest pending timer of shared medium `medium` (`sim::wifi`),
+    /// unless a later `token` has replaced it.
     Mac {
         medium: u32,
-        ev: crate::net::wifi::MacEv,
+        token: u32,
     },
     /// Handoff `i` of the mobile host starts (or, with `end`, ends).
     Handoff {
@@ -120,6 +121,8 @@ pub struct Sim {
     agent_timer_at: Vec<Option<Time>>,
     bs_out: BsOut,
     mac_out: Vec<crate::net::wifi::MacOut>,
+    /// Per medium: its pending timers (`sim::wifi`).
+    mac_timers: Vec<wifi::MacTimers>,
     /// The media's counters at the end of the warm-up.
     mac_at_warmup: crate::net::wifi::MacCounters,
     /// The event trace and pcap capture, when the scenario asks for them.
@@ -193,6 +196,7 @@ impl Sim {
             .map(|m| mobility::Mobility::new(m, topo.dirs.len(), scenario.flows.len()));
         let mut arena = Arena::new();
         arena.set_id_spaces(parts.of_flow.clone());
+        let mac_timers = topo.media.iter().map(|_| Default::default()).collect();
         let mut sim = Sim {
             trace,
             q,
@@ -215,6 +219,7 @@ impl Sim {
             node_chain,
             bs_out: BsOut::default(),
             mac_out: Vec::with_capacity(8),
+            mac_timers,
             mac_at_warmup: Default::default(),
             mobility,
             parts,
@@ -369,7 +374,7 @@ impl Sim {
             Ev::SinkTimer { flow } => self.on_sink_timer(flow),
             Ev::PipeTimer { dir } => self.on_pipe_timer(dir),
             Ev::BsTimer { agent, flow } => self.on_bs_timer(agent, flow),
-            Ev::Mac { medium, ev } => self.on_mac(medium, ev),
+            Ev::Mac { medium, token } => self.on_mac_timer(medium, token),
             Ev::Handoff { i, end } => self.on_handoff(i, end),
             Ev::Freeze { i, flow } => self.on_freeze(i, flow),
             Ev::Warmup => self.on_warmup(),

@@ -37,6 +37,21 @@ impl Medium {
         true
     }
 
+    /// Whether timer `ev` can no longer do anything: a backoff or an ACK
+    /// timeout of a station whose counter `gen` has moved on since the timer
+    /// was set ([`Self::on_event`] ignores it). The counter only moves forward
+    /// (by one at each backoff armed or frozen and at each packet done with:
+    /// never 2^32 times within a timer's few milliseconds), so such a timer
+    /// stays dead, and the simulator need not queue it at all.
+    pub fn is_dead(&self, ev: &MacEv) -> bool {
+        match *ev {
+            MacEv::Backoff { sta, gen } | MacEv::AckTimeout { sta, gen } => {
+                self.sta[sta as usize].gen != gen
+            }
+            _ => false,
+        }
+    }
+
     /// Handle one of the medium's own timers.
     pub fn on_event(&mut self, now: Time, ev: MacEv, out: &mut Vec<MacOut>) {
         match ev {
