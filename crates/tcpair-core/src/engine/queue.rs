@@ -362,6 +362,24 @@ mod tests {
         q.schedule(10, 'b');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|s| s.event)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+    }
+
+    /// An event put at a place reserved earlier runs where it would have run
+    /// had it been scheduled then: before the events of its time scheduled
+    /// after the reservation, after those scheduled before it.
+    #[test]
+    fn a_reserved_place_keeps_the_order_of_its_moment() {
+        let mut q = EventQueue::with_lanes(1);
+        q.schedule(30, 'a');
+        let place = q.reserve(30);
+        let unused = q.reserve(20); // reserved, never used: leaves no event
+        q.schedule_in(0, 30, 'c');
+        q.schedule(10, 'x');
+        assert_eq!(q.pop().map(|s| s.event), Some('x'));
+        q.schedule_at(place, 'b');
+        assert!(unused < place);
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|s| s.event)).collect();
+        assert_eq!(order, vec!['a', 'b', 'c']);
         assert_eq!(q.now(), 30);
         assert_eq!(q.events_processed(), 4);
     }
