@@ -8,7 +8,6 @@ leave nothing in it, and the stored results equal an in-process sweep's."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from procs import tcpair_env
 
 import tcpair
 from tcpair.store import Store
@@ -25,13 +25,6 @@ pytest.importorskip("distributed")
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    pkg_parent = str(Path(tcpair.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 @pytest.fixture
@@ -50,7 +43,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
                 *("--scheduler-file", str(info)),
             ],
             cwd=tmp_path,
-            env=_env(),
+            env=tcpair_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -69,7 +62,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
                     *("--local-directory", str(tmp_path / "scratch")),
                 ],
                 cwd=work,
-                env=_env(),
+                env=tcpair_env(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import tcpair_env
 
 import tcpair
 from tcpair.backends import MAX_CRASHES, LocalBackend, WorkerDied
@@ -18,14 +19,6 @@ from tcpair.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
-
-
-def _env() -> dict[str, str]:
-    """Subprocesses import the same tcpair as this test process."""
-    env = dict(os.environ)
-    pkg_parent = str(Path(tcpair.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def _children(pid: int) -> list[int]:
@@ -59,7 +52,9 @@ def test_sigkill_of_a_sweep_takes_its_workers_and_frees_the_lock(tmp_path: Path)
     )
     out = tmp_path / "store"
     cmd = [sys.executable, "-m", "tcpair", "sweep", str(sweep), "--out", str(out), "--jobs", "2"]
-    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, env=tcpair_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     workers: list[int] = []
     try:
         deadline = time.monotonic() + 60
@@ -469,7 +464,11 @@ def test_sigkill_during_compaction_or_manifest_write_loses_nothing(
         + f"main(['sweep', {str(sweep)!r}, '--out', {str(out)!r}, '--jobs', '1'])\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", script], env=_env(), capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", script],
+        env=tcpair_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert Store(out).check() == [], "the kill left a damaged or stray file"

@@ -5,7 +5,6 @@ of a group loses only that group's runs, which the rerun completes."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
+from procs import tcpair_env
 
 import tcpair
 from tcpair.backends import CHUNK_SECONDS, IDLE, MAX_CHUNK, Chunks, InProcessBackend, LocalBackend
@@ -23,13 +23,6 @@ from tcpair.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    pkg_parent = str(Path(tcpair.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def _rows(key: str, status: str = "ok") -> list[dict]:
@@ -184,7 +177,7 @@ def test_sigkill_mid_group_loses_only_unreported_runs_and_rerun_completes(
     args = ["sweep", str(sweep), "--out", str(out), "--jobs", "2"]
     proc = subprocess.run(
         [sys.executable, "-c", KILL_MID_GROUP, str(log), str(kill_at), *args],
-        env=_env(),
+        env=tcpair_env(),
         capture_output=True,
         text=True,
         timeout=300,

@@ -5,16 +5,14 @@ stops the work with its own error."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from procs import ctrl_c, tcpair_env
 
-import tcpair
 from tcpair import ScenarioError
 from tcpair.runner import run_sweep
 from tcpair.site import Reports
@@ -69,12 +67,10 @@ def test_a_report_that_fails_raises_its_own_error(tmp_path: Path) -> None:
 def test_ctrl_c_while_a_report_worker_waits_prints_no_traceback(tmp_path: Path) -> None:
     """Ctrl-C reaches the whole process group, report workers too: they leave it to
     the parent, which stops them and says how to resume."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(Path(tcpair.__file__).resolve().parents[1])
     cmd = [sys.executable, "-m", "tcpair", "reproduce", "baseline", "compare-all", "--quick"]
     proc = subprocess.Popen(
         [*cmd, "--jobs", "2", "--out", str(tmp_path)],
-        env=env,
+        env=tcpair_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -89,8 +85,7 @@ def test_ctrl_c_while_a_report_worker_waits_prints_no_traceback(tmp_path: Path) 
             break
         time.sleep(0.01)
     assert proc.poll() is None, "reproduce finished before the interrupt"
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
-    _, err = proc.communicate(timeout=60)
+    err = ctrl_c(proc)
     assert proc.returncode == 130
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     last = err.replace("\r", "\n").strip().splitlines()[-1]

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from procs import ctrl_c, tcpair_env
 
 import tcpair
 from tcpair import ScenarioError
@@ -242,14 +243,6 @@ values = {ps}
     return f
 
 
-def _env() -> dict[str, str]:
-    """Subprocesses import the same tcpair as this test process."""
-    env = dict(os.environ)
-    pkg_parent = str(Path(tcpair.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
 def _stored_runs(runs_dir: Path) -> dict[str, str]:
     """``run_key -> finished_at`` of every run in the committed group files
     (each one complete and readable whenever it is there)."""
@@ -272,7 +265,7 @@ def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out)]
     proc = subprocess.Popen(
         [*cmd, "--jobs", "2"],
-        env=_env(),
+        env=tcpair_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -294,7 +287,7 @@ def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
     assert Store(out).check() == []
     # The rerun executes exactly the runs that were not stored.
     rerun = subprocess.run(
-        [*cmd, "--jobs", "2"], env=_env(), capture_output=True, text=True, timeout=300
+        [*cmd, "--jobs", "2"], env=tcpair_env(), capture_output=True, text=True, timeout=300
     )
     assert rerun.returncode == 0, rerun.stderr
     done = f"{total - len(survivors)} runs executed (0 failed); {total} runs in the plan"
@@ -310,7 +303,7 @@ def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
     out = tmp_path / "store"
     proc = subprocess.Popen(
         [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out)],
-        env=_env(),
+        env=tcpair_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -322,8 +315,7 @@ def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
             break
         time.sleep(0.01)
     assert proc.poll() is None, "sweep finished before the interrupt"
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
-    _, err = proc.communicate(timeout=60)
+    err = ctrl_c(proc)
     assert proc.returncode == 130
     last = err.replace("\r", "\n").strip().splitlines()[-1]
     assert last.startswith("error: interrupted") and "run the same command again" in last
