@@ -259,10 +259,7 @@ PR_SET_PDEATHSIG = 1
 
 
 def worker_init(parent: int) -> None:
-    """In a new pool worker: die with the parent, let go of the store's lock, and
-    leave Ctrl-C to the parent (which stops the pool): a worker waiting for work
-    when the terminal's interrupt reaches it would print a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """In a new pool worker: die with the parent, let go of the store's lock."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -227,6 +228,16 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
     return verdicts
 
 
+def _report_worker_init(parent: int) -> None:
+    """A report worker leaves Ctrl-C to the parent, whose ``Reports`` exit kills it
+    (waiting for work when the terminal's interrupt reached it, it printed a
+    traceback). A sweep's workers keep theirs: a run in flight cannot be stopped
+    but by its process ending, and a sweep interrupted outside its pool's wait
+    closes the pool only when the interpreter exits."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker_init(parent)
+
+
 class Reports:
     """Build reports in ``workers`` processes (in this process, with ``workers`` <= 1),
     collected in the order they were submitted."""
@@ -237,7 +248,7 @@ class Reports:
             self.pool = ProcessPoolExecutor(
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=worker_init,
+                initializer=_report_worker_init,
                 initargs=(os.getpid(),),
             )
         self.pending: dict[str, Future[list[str]]] = {}

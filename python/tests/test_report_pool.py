@@ -78,10 +78,10 @@ def test_ctrl_c_while_a_report_worker_waits_prints_no_traceback(tmp_path: Path) 
     )
     # The first report drawn, its worker waits for the next while the second sweep runs.
     first = tmp_path / "baseline" / "report" / "index.html"
-    second = tmp_path / "compare_all" / "runs"
+    second = tmp_path / "compare_all" / "sweep.json"  # saved as its sweep starts
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if first.is_file() and second.is_dir() and any(second.glob("*.parquet")):
+        if first.is_file() and second.is_file():
             break
         time.sleep(0.01)
     assert proc.poll() is None, "reproduce finished before the interrupt"
