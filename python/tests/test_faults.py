@@ -174,6 +174,32 @@ def test_a_failed_write_is_one_line_and_leaves_the_store_as_it_was(
     assert Store(out).check() == []
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_write_that_fails_mid_sweep_stops_the_runs_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool's workers go when the error leaves the sweep, though the
+    error's traceback (kept here by ``raises``) still holds the frames that
+    read their results: before, they ran their chunks on and stayed until
+    the interpreter's exit."""
+    spec = {
+        "name": "busy",
+        "scenario": CLRP,
+        "seeds": 60,
+        "set": {"run.duration": 300},
+        "axis": [{"name": "p", "param": "links.wireless.forward.loss.p", "values": [0.01]}],
+    }
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tcpair.store.pq.write_table", fail)
+    with pytest.raises(Exception, match="No space left") as caught:
+        tcpair.sweep(spec, tmp_path / "s", jobs=2, progress=False)
+    assert caught.traceback  # the frames stay referenced while we look
+    assert _children(os.getpid()) == []
+
+
 def test_out_under_a_file_is_one_line(cli, tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("x")
