@@ -10,6 +10,7 @@ so an analysis only says what is specific to its experiment.
 from __future__ import annotations
 
 import importlib
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ import pandas as pd
 
 from tcpair._errors import ScenarioError
 from tcpair.metrics import label
-from tcpair.page import Claim, Figure
+from tcpair.page import NA, Claim, Figure
 from tcpair.plotting import (
     choose_layout,
     fields_of,
@@ -27,7 +28,7 @@ from tcpair.plotting import (
     points_figure,
     series_figure,
 )
-from tcpair.runner import SweepResult
+from tcpair.sweepview import SweepResult
 
 
 @dataclass
@@ -141,10 +142,41 @@ def generic(ctx: Context) -> Analysis:
     return Analysis(figures=([fig] if fig else []) + series_figures(ctx))
 
 
+def analyse_sweep(result: SweepResult, out: Path) -> Analysis:
+    """The target's analysis (or the generic one) with its files written into ``out``.
+
+    Every claim is marked ``provisional`` when the runs are a quick run, and a target
+    whose analysis computes no verdict gets its claim as "not assessed"."""
+    spec = result.spec
+    ctx = Context(result, out)
+    if spec.target is not None and spec.target.analysis:
+        found = analysis_module(spec.target.analysis).analyse(ctx)
+    else:
+        found = generic(ctx)
+    if spec.target is not None and spec.target.claim and not found.claims:
+        found.claims.append(
+            Claim("paper", spec.target.claim, NA, "no verdict is computed yet", claim_id="paper")
+        )
+    for c in found.claims:
+        c.provisional = result.quick
+    return found
+
+
+def claims_of(result: SweepResult) -> list[Claim]:
+    """The target's claims on the runs as they stand, without writing a page (the
+    analysis draws into a temporary directory): what ``--until-decided`` checks
+    between rounds."""
+    with tempfile.TemporaryDirectory(prefix="tcpair-claims-") as tmp:
+        result._runs = None
+        return list(analyse_sweep(result, Path(tmp)).claims)
+
+
 __all__ = [
     "Analysis",
     "Context",
+    "analyse_sweep",
     "analysis_module",
+    "claims_of",
     "generic",
     "generic_figure",
     "points_table",

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
-from tcpair.plain import BROWSER_FILES, check_folder, first_names
+from tcpair.atomic import check_replaceable as check_replaceable  # re-exported
+from tcpair.atomic import write_atomically as write_atomically
+from tcpair.plain import BROWSER_FILES, check_folder
+from tcpair.runcore import TABLES as TABLES
 from tcpair.runcore import ScenarioSource, compact, prepare, run_json, validate
 from tcpair.runcore import run_json_text as run_json_text  # re-exported: callers import
 from tcpair.runcore import run_json_traced as run_json_traced  # these from tcpair.api
@@ -32,16 +34,6 @@ if TYPE_CHECKING:  # pandas is imported when a table is first asked for: `tcpair
 
 # shutil, tempfile and tcpair._perms are imported where a result is saved or a
 # run traced: a plain `tcpair run` uses none of them.
-
-TABLES = (
-    "flows",
-    "drops",
-    "recoveries",
-    "timeseries",
-    "bs_state",
-    "bs_counters",
-    "handoffs",
-)
 
 
 def _frame(table: Any) -> pd.DataFrame:
@@ -181,70 +173,6 @@ RESULT_FILES = (
     | {f"{t}.parquet" for t in TABLES}
     | BROWSER_FILES
 )
-
-
-def check_replaceable(target: Path, ours: frozenset[str] | None) -> None:
-    """Raise ``FileExistsError`` (naming ``target``) where replacing ``target`` by a
-    new folder would lose what is not ours: a file, the current folder or one that
-    holds it, or a folder holding anything but the names in ``ours`` (any name, when
-    ``ours`` is None: a folder only tcpair writes, e.g. a store's report)."""
-    import errno
-
-    target = Path(target).resolve()
-
-    def refuse(why: str) -> FileExistsError:
-        return FileExistsError(errno.EEXIST, why, str(target))
-
-    if not target.exists():
-        return
-    if not target.is_dir():
-        raise refuse("exists and is not a folder")
-    if target == Path.cwd().resolve() or target in Path.cwd().resolve().parents:
-        raise refuse("is the current folder or holds it; give a folder of its own")
-    if ours is None:
-        return
-    foreign = sorted(p.name for p in target.iterdir() if p.name not in ours)
-    if foreign:
-        raise refuse(
-            f"holds what is not a tcpair result ({first_names(foreign)}), and saving "
-            "replaces the whole folder; give a new or empty folder, or one a run was saved in"
-        )
-
-
-def write_atomically(target: Path, write: Any, *, ours: frozenset[str] | None = None) -> Path:
-    """Call ``write(tmpdir)`` and move the filled directory to ``target``.
-
-    An existing ``target`` is replaced only after the new content is complete,
-    and only if :func:`check_replaceable` finds nothing in it to lose (checked
-    before ``write`` is called).
-    """
-    import shutil
-    import tempfile
-
-    from tcpair._perms import fix_dir
-
-    target = target.resolve()
-    check_replaceable(target, ours)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    except OSError as exc:
-        # Named by the user's path, not by the temporary sibling's.
-        raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
-    fix_dir(tmp)  # mkdtemp makes it 0700; readers expect the umask's mode
-    try:
-        write(tmp)
-        if target.exists():
-            old = target.with_name(f".{target.name}.old-{os.getpid()}-{time.monotonic_ns()}")
-            os.replace(target, old)
-            os.replace(tmp, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return target
 
 
 def run(

@@ -278,7 +278,8 @@ def _state_cells(r: dict) -> list[str]:
 
 
 def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
-    from tcpair.ns2 import bench_vs_ns2, missing_message, ns_binary
+    from tcpair.ns2 import missing_message, ns_binary
+    from tcpair.ns2.speed import bench_vs_ns2
 
     if ns_binary() is None:
         _stderr().print(f"bench --vs-ns2 skipped: {missing_message()}")

@@ -254,15 +254,6 @@ def write_page(directory: Path, page: Page, filename: str = "index.html") -> Pat
     return path
 
 
-def __getattr__(name: str) -> Any:
-    # The folder index moved to tcpair.index_page; old imports keep working.
-    if name in ("IndexEntry", "write_index"):
-        from tcpair import index_page
-
-        return getattr(index_page, name)
-    raise AttributeError(name)
-
-
 __all__ = [
     "FAILS",
     "HOLDS",

@@ -287,7 +287,7 @@ def kept_series(result: Any) -> pd.DataFrame:
 
 
 def _open(store: Any) -> Any:
-    from tcpair.runner import SweepResult, open_sweep
+    from tcpair.sweepview import SweepResult, open_sweep
 
     if isinstance(store, SweepResult):
         return store

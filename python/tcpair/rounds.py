@@ -14,7 +14,7 @@ from rich.markup import escape
 from tcpair.sweepdef import Task
 
 if TYPE_CHECKING:
-    from tcpair.runner import SweepResult
+    from tcpair.sweepview import SweepResult
 
 EXIT_INCOMPLETE = 3  # --until-ci / --until-decided stopped at --max-seeds short of its aim
 SHOWN = 5  # points or claims named in the warning
@@ -29,7 +29,7 @@ def point_names(tasks: Sequence[Task], points: Sequence[int]) -> list[str]:
 
 def undecided_claims(result: SweepResult) -> list[str]:
     """The claims of the sweep's target that are still inconclusive on its runs."""
-    from tcpair.site import claims_of
+    from tcpair.analysis import claims_of
     from tcpair.verdict import INCONCLUSIVE
 
     return [c.claim_id or c.text for c in claims_of(result) if c.verdict == INCONCLUSIVE]

@@ -17,6 +17,17 @@ from tcpair.scenario import Overrides, Scenario, prepare_scenario
 
 ScenarioSource = Mapping[str, Any] | str | Path
 
+#: The tables of a run's answer, in the order a result shows them.
+TABLES = (
+    "flows",
+    "drops",
+    "recoveries",
+    "timeseries",
+    "bs_state",
+    "bs_counters",
+    "handoffs",
+)
+
 
 def prepare(
     scenario: ScenarioSource, *, overrides: Overrides | None = (), seed: int | None = None

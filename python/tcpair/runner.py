@@ -12,7 +12,6 @@ import contextlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +25,10 @@ from tcpair.plain import check_folder, first_names
 from tcpair.plugins import search_dirs, uses_plugins
 from tcpair.progress import PlainProgress, _progress
 from tcpair.rounds import EXIT_INCOMPLETE, point_names, undecided_claims, warn_incomplete
-from tcpair.stats import aggregate
 from tcpair.store import Store
-from tcpair.sweepdef import SweepSpec, Task, load_sweep, parse_sweep
+from tcpair.sweepdef import SweepSpec, Task, load_sweep
+from tcpair.sweepview import ExecStats, SweepResult, open_sweep, plan_join, point_stats
 
-MISSING = "missing"
 DEFAULT_MAX_SEEDS = 30
 
 
@@ -53,8 +51,8 @@ def run_task(payload: str, keep: Sequence[str] = (), dirs: Sequence[str] = ()) -
     """Worker: run one scenario; errors come back as data (exception classes from an
     extension module may not survive pickling, and the message is what matters).
     ``dirs``: where the client found the scenario's Python parts (tcpair.plugins)."""
-    from tcpair.api import run_json_text
     from tcpair.plugins import add_dirs
+    from tcpair.runcore import run_json_text
 
     add_dirs(dirs)
     try:
@@ -73,15 +71,6 @@ def run_task(payload: str, keep: Sequence[str] = (), dirs: Sequence[str] = ()) -
         "flows": res.get("flows", []),
         "tables": {k: res.get(k) for k in keep},
     }
-
-
-@dataclass
-class ExecStats:
-    """What one :func:`execute` call did."""
-
-    skipped: int = 0
-    executed: int = 0
-    failed: int = 0
 
 
 def execute(
@@ -205,114 +194,6 @@ def _check_metrics(valid: Task, metrics: Sequence[str]) -> None:
         if m not in flows[0]:
             numeric = sorted(k for k, v in flows[0].items() if isinstance(v, int | float))
             raise ScenarioError(f"metric {m!r}: no such flow metric (one of: {', '.join(numeric)})")
-
-
-@dataclass(repr=False)
-class SweepResult:
-    """A sweep's runs (restricted to its plan) and their statistics."""
-
-    spec: SweepSpec
-    directory: Path
-    tasks: list[Task]
-    quick: bool = False
-    stats: list[ExecStats] = field(default_factory=list)
-    _runs: pd.DataFrame | None = None
-    base_runs: int = 0  # runs at the sweep's own seeds (the rest were added by rounds)
-    unconverged: list[str] = field(default_factory=list)  # points above --until-ci at the cap
-    undecided: list[str] = field(default_factory=list)  # claims inconclusive at the cap
-
-    @property
-    def incomplete(self) -> bool:
-        """``--until-ci``/``--until-decided`` reached ``--max-seeds`` short of its aim."""
-        return bool(self.unconverged or self.undecided)
-
-    @property
-    def planned_runs(self) -> int:
-        return len({t.key for t in self.tasks})
-
-    def counts_line(self) -> str:
-        """What this call ran and what the store holds for the plan, e.g. ``0 runs
-        executed; 625 stored (180 at the base seeds, 445 added by more-seed rounds)``."""
-        executed = sum(s.executed for s in self.stats)
-        failed = sum(s.failed for s in self.stats)
-        total = self.planned_runs
-        line = f"{executed} runs executed ({failed} failed); {total} runs in the plan"
-        extra = total - self.base_runs
-        if extra > 0:
-            line += f" ({self.base_runs} at the base seeds, {extra} added by more-seed rounds)"
-        return line + f", {total - executed} of them already stored"
-
-    @property
-    def runs(self) -> pd.DataFrame:
-        """One row per run and flow, labels from the plan, metrics from the store."""
-        if self._runs is None:
-            self._runs = plan_join(self.tasks, Store(self.directory).load(), self.spec)
-        return self._runs
-
-    @property
-    def failures(self) -> pd.DataFrame:
-        df = self.runs
-        bad = df[df["status"] == FAILED]
-        cols = ["run_key", *self.spec.axis_names, "seed", "status", "error_kind", "error"]
-        return bad.drop_duplicates("run_key")[[c for c in cols if c in bad.columns]]
-
-    def points(self, metrics: Sequence[str] | str | None = None) -> pd.DataFrame:
-        """Per grid point and flow: mean, std, n and 95% Student-t CI of each metric."""
-        return point_stats(self.runs, self.spec, metrics)
-
-    def table(self, name: str) -> pd.DataFrame:
-        """A table the sweep keeps per run (``keep``, e.g. ``timeseries``), each row
-        joined with its run's point, axis values and seed."""
-        from tcpair.sweepview import kept_table
-
-        return kept_table(self, name)
-
-    def __repr__(self) -> str:
-        from tcpair.sweepview import sweep_summary
-
-        return sweep_summary(self)
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython's pretty printer
-        p.text(repr(self))
-
-
-def plan_join(tasks: Sequence[Task], stored: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
-    """Rows of the planned runs: the plan's labels joined to stored metrics by key."""
-    plan = pd.DataFrame(
-        [{"run_key": t.key, "point": t.point, **t.labels, "seed": t.seed} for t in tasks]
-    )
-    if plan.empty:
-        return plan
-    if stored.empty or "run_key" not in stored.columns:
-        plan["status"] = MISSING
-        return plan
-    drop = [c for c in ("point", "seed", *spec.axis_names) if c in stored.columns]
-    df = plan.merge(stored.drop(columns=drop), on="run_key", how="left")
-    df["status"] = df["status"].fillna(MISSING)
-    return df
-
-
-def point_stats(
-    runs: pd.DataFrame, spec: SweepSpec, metrics: Sequence[str] | str | None = None
-) -> pd.DataFrame:
-    """Aggregate ok runs by grid point (and flow when there is one)."""
-    if metrics is None:
-        metrics = [spec.metric]
-    elif isinstance(metrics, str):
-        metrics = [metrics]
-    ok = runs[runs["status"] == OK] if "status" in runs.columns else runs
-    missing = [m for m in metrics if m not in ok.columns]
-    if missing and len(ok):
-        raise ScenarioError(
-            f"metric {missing[0]!r}: no such column (try one of: "
-            f"{', '.join(c for c in ok.columns if ok[c].dtype.kind in 'fi')})"
-        )
-    by = ["point", *spec.axis_names]
-    if "flow" in ok.columns and ok["flow"].notna().any():
-        by.append("flow")
-    if ok.empty:
-        return pd.DataFrame(columns=by)
-    return aggregate(ok, by, list(metrics))
 
 
 def _unconverged(runs: pd.DataFrame, spec: SweepSpec, metric: str, frac: float) -> set[int]:
@@ -489,21 +370,6 @@ def _save(
             "ci_metric": metric,
         }
     )
-
-
-def open_sweep(directory: str | Path) -> SweepResult:
-    """The :class:`SweepResult` of the sweep last run into ``directory``."""
-    store = Store(directory)
-    saved = store.sweep_definition()
-    if saved is None:
-        raise ScenarioError(f"{directory}: not a tcpair sweep directory (no sweep.json)")
-    spec = parse_sweep(saved["sweep"])
-    if saved.get("source"):
-        spec.source = Path(saved["source"])
-    seeds = {int(k): v for k, v in (saved.get("point_seeds") or {}).items()}
-    quick = bool(saved.get("quick"))
-    tasks = spec.plan(quick, saved.get("version", ""), seeds=seeds)
-    return SweepResult(spec, Path(directory), tasks, quick)
 
 
 def check_metric(spec: SweepSpec, quick: bool, metric: str | None = None) -> None:

@@ -27,7 +27,6 @@ import json
 import multiprocessing
 import os
 import signal
-import tempfile
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
@@ -35,48 +34,22 @@ from types import TracebackType
 from typing import Any
 
 from tcpair._errors import ScenarioError
-from tcpair.analysis import Analysis, Context, analysis_module, generic
-from tcpair.api import write_atomically
+from tcpair.analysis import analyse_sweep
+from tcpair.analysis import claims_of as claims_of  # re-exported
+from tcpair.atomic import write_atomically
 from tcpair.backends import close_pool, default_jobs, worker_init
+from tcpair.commit import OK
 from tcpair.index_page import IndexEntry, write_index
-from tcpair.page import NA, Claim, Page, write_page
+from tcpair.page import Claim, Page, write_page
 from tcpair.paths import sweep_dirs
-from tcpair.runner import OK, SweepResult, open_sweep
 from tcpair.store import SWEEP
+from tcpair.sweepdef import shipped_targets
+from tcpair.sweepview import SweepResult, open_sweep
 from tcpair.tomlout import dumps as toml_dumps
 
 REPORT_DIR = "report"
 VERDICTS = "verdicts.json"
 STATUS = "status.json"
-
-
-def _analyse(result: SweepResult, out: Path) -> Analysis:
-    """The target's analysis (or the generic one) with its files written into ``out``.
-
-    Every claim is marked ``provisional`` when the runs are a quick run, and a target
-    whose analysis computes no verdict gets its claim as "not assessed"."""
-    spec = result.spec
-    ctx = Context(result, out)
-    if spec.target is not None and spec.target.analysis:
-        found = analysis_module(spec.target.analysis).analyse(ctx)
-    else:
-        found = generic(ctx)
-    if spec.target is not None and spec.target.claim and not found.claims:
-        found.claims.append(
-            Claim("paper", spec.target.claim, NA, "no verdict is computed yet", claim_id="paper")
-        )
-    for c in found.claims:
-        c.provisional = result.quick
-    return found
-
-
-def claims_of(result: SweepResult) -> list[Claim]:
-    """The target's claims on the runs as they stand, without writing a page (the
-    analysis draws into a temporary directory): what ``--until-decided`` checks
-    between rounds."""
-    with tempfile.TemporaryDirectory(prefix="tcpair-claims-") as tmp:
-        result._runs = None
-        return list(_analyse(result, Path(tmp)).claims)
 
 
 def short_numbers(claim: Claim) -> str:
@@ -169,7 +142,7 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
     records: list[dict[str, Any]] = []
 
     def write(tmp: Path) -> None:
-        found = _analyse(result, tmp)
+        found = analyse_sweep(result, tmp)
         claims = list(found.claims)
         verdicts.extend(verdict_line(c) for c in claims)
         records.extend(c.record(spec.name) for c in claims)
@@ -351,10 +324,12 @@ def build_site(root: str | Path, expected: Sequence[tuple[str, str]] = ()) -> di
 def _targets_present(stores: Sequence[Path]) -> list[tuple[str, str]]:
     """The reproduce targets among ``stores``, in report order (as ``reproduce all``
     lists them); the other stores follow in name order."""
-    from tcpair.reproduce import targets
-
     names = {s.name for s in stores}
-    return [(n, spec.target.title) for n, spec in targets().items() if n in names and spec.target]
+    return [
+        (n, spec.target.title)
+        for n, spec in shipped_targets().items()
+        if n in names and spec.target
+    ]
 
 
 __all__ = [

@@ -33,7 +33,6 @@ import copy
 import hashlib
 import itertools
 import json
-import math
 import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -43,28 +42,21 @@ from typing import Any
 
 from tcpair import sweepparts
 from tcpair._errors import ScenarioError
-from tcpair.api import TABLES as API_TABLES
-from tcpair.paths import sweep_path
+from tcpair.paths import shipped_sweeps, sweep_path
 from tcpair.plain import check_plain, decode_utf8
 from tcpair.plugins import fingerprint
+from tcpair.runcore import TABLES as API_TABLES
 from tcpair.scenario import Scenario, load_scenario, set_path
-
-# Columns every stored run row has; axis names must not shadow them.
-RESERVED = frozenset(
-    {
-        "run_key",
-        "sweep",
-        "point",
-        "seed",
-        "status",
-        "error_kind",
-        "error",
-        "tcpair_version",
-        "finished_at",
-        "scenario",
-        "flow",
-    }
+from tcpair.sweepaxes import (
+    RESERVED,
+    Axis,
+    err,
+    parse_axis,
+    parse_fixed,
+    parse_seeds,
+    unknown_keys,
 )
+
 # Per-packet tables a sweep may keep (``flows`` is in every run's rows anyway).
 KEEPABLE = tuple(t for t in API_TABLES if t != "flows")
 TOP_KEYS = {
@@ -81,51 +73,8 @@ TOP_KEYS = {
     "target",
     "part",
 }
-AXIS_KEYS = {"name", "param", "values", "params", "labels", "quick"}
 QUICK_KEYS = {"seeds", "set"}
 TARGET_KEYS = {"title", "claim", "analysis", "order"}
-
-
-def _err(where: str, message: str) -> ScenarioError:
-    return ScenarioError(f"{where}: {message}")
-
-
-def _unknown(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
-    extra = sorted(set(table) - allowed)
-    if extra:
-        raise _err(
-            f"{where}.{extra[0]}" if where else extra[0],
-            f"unknown field (expected one of: {', '.join(sorted(allowed))})",
-        )
-
-
-def _is_scalar(v: Any) -> bool:
-    return isinstance(v, str | int | float | bool) and not (
-        isinstance(v, float) and not math.isfinite(v)
-    )
-
-
-def _label(v: Any) -> str | int | float | bool:
-    """A scalar that stands for ``v`` in tables and plots."""
-    if _is_scalar(v):
-        return v
-    if isinstance(v, Mapping):
-        return ",".join(f"{k}={_label(x)}" for k, x in v.items())
-    return json.dumps(v, sort_keys=True, default=str)
-
-
-@dataclass(frozen=True)
-class Axis:
-    """One dimension of the grid: one or more parameters moving together."""
-
-    name: str
-    params: tuple[str, ...]
-    values: tuple[tuple[Any, ...], ...]  # one tuple (a value per param) per point
-    labels: tuple[Any, ...]
-    quick: tuple[int, ...] | None = None  # indices kept in quick mode
-
-    def indices(self, quick: bool) -> Sequence[int]:
-        return self.quick if quick and self.quick is not None else range(len(self.values))
 
 
 @dataclass(frozen=True)
@@ -270,146 +219,22 @@ def run_key(scenario: Mapping[str, Any], seed: int, version: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-# The most seeds per point a sweep may ask for by count (a mistyped count
-# would otherwise plan billions of runs).
-MAX_SEED_COUNT = 1_000_000
-
-
-def _seeds(value: Any, where: str) -> tuple[int, ...]:
-    if isinstance(value, bool):
-        raise _err(where, f"expected a count or a list of seeds, got {value!r}")
-    if isinstance(value, int):
-        if value < 1:
-            raise _err(where, f"must be >= 1, got {value}")
-        if value > MAX_SEED_COUNT:
-            raise _err(where, f"must be at most {MAX_SEED_COUNT}, got {value}")
-        return tuple(range(1, value + 1))
-    if isinstance(value, list) and value:
-        out = []
-        for i, s in enumerate(value):
-            if isinstance(s, bool) or not isinstance(s, int) or s < 0 or s >= 2**63:
-                raise _err(
-                    f"{where}[{i}]", f"expected an integer seed >= 0, got {s!r} (at most 2^63 - 1)"
-                )
-            out.append(s)
-        if len(set(out)) != len(out):
-            raise _err(where, f"repeated seed in {out}")
-        return tuple(out)
-    raise _err(where, f"expected a count >= 1 or a non-empty list of seeds, got {value!r}")
-
-
-def _fixed(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _err(where, f'expected a table of "dotted.key" = value, got {value!r}')
-    for key, v in value.items():
-        if "." not in key and isinstance(v, Mapping):
-            raise _err(
-                f"{where}.{key}",
-                'quote full dotted keys (e.g. "run.duration" = 60): an unquoted dotted '
-                "key in TOML makes a nested table, which would replace the whole section",
-            )
-    return dict(value)
-
-
-def _numeric_uniform(values: list[Any]) -> list[Any]:
-    """Mixed ints and floats in one axis become floats: one column type per label."""
-    nums = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-    if nums and len(nums) == len(values) and any(isinstance(v, float) for v in nums):
-        return [float(v) for v in values]
-    return values
-
-
-def _named_table(raw: Any, where: str, keys: Any) -> str:
-    """``raw`` must be a table with only ``keys`` and a non-empty ``name``: its name."""
-    if not isinstance(raw, Mapping):
-        raise _err(where, f"expected a table, got {raw!r}")
-    _unknown(raw, keys, where)
-    name = raw.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise _err(f"{where}.name", f"expected a non-empty string, got {name!r}")
-    return name
-
-
-def _axis(raw: Any, i: int) -> Axis:
-    name = _named_table(raw, f"axis[{i}]", AXIS_KEYS)
-    where = f"axis {name!r}"
-    if name in RESERVED or name.startswith("run_"):
-        raise _err(
-            f"{where}.name",
-            f"{name!r} is a reserved column name (reserved: run_*, {', '.join(sorted(RESERVED))})",
-        )
-    if ("param" in raw) == ("params" in raw):
-        raise _err(where, "give either param + values, or params (a table of lists)")
-    if "param" in raw:
-        param = raw["param"]
-        values = raw.get("values")
-        if not isinstance(param, str) or not param:
-            raise _err(f"{where}.param", f"expected a dotted key, got {param!r}")
-        if not isinstance(values, list) or not values:
-            raise _err(f"{where}.values", f"expected a non-empty list, got {values!r}")
-        params: tuple[str, ...] = (param,)
-        columns = [values]
-    else:
-        table = raw["params"]
-        if not isinstance(table, Mapping) or not table:
-            raise _err(f"{where}.params", f"expected a table of lists, got {table!r}")
-        params = tuple(table)
-        columns = []
-        for p, vs in table.items():
-            if not isinstance(vs, list) or not vs:
-                raise _err(f"{where}.params.{p}", f"expected a non-empty list, got {vs!r}")
-            columns.append(vs)
-        lengths = {len(c) for c in columns}
-        if len(lengths) != 1:
-            raise _err(
-                f"{where}.params",
-                "coupled parameters need lists of equal length, got "
-                + ", ".join(f"{p}: {len(c)}" for p, c in zip(params, columns, strict=True)),
-            )
-    rows = list(zip(*columns, strict=True))
-    if "labels" in raw:
-        labels = raw["labels"]
-        if not isinstance(labels, list) or len(labels) != len(rows):
-            raise _err(f"{where}.labels", f"expected a list of {len(rows)} labels, got {labels!r}")
-        bad = [x for x in labels if not _is_scalar(x)]
-        if bad:
-            raise _err(f"{where}.labels", f"labels must be strings or numbers, got {bad[0]!r}")
-    else:
-        labels = [_label(r[0]) for r in rows]
-    labels = _numeric_uniform(list(labels))
-    if len(set(map(repr, labels))) != len(labels):
-        raise _err(f"{where}.labels", f"labels must be distinct, got {labels}")
-    quick = None
-    if "quick" in raw:
-        wanted = raw["quick"]
-        if not isinstance(wanted, list) or not wanted:
-            raise _err(f"{where}.quick", f"expected a non-empty list of labels, got {wanted!r}")
-        idx = []
-        for w in wanted:
-            match = [j for j, lab in enumerate(labels) if lab == w]
-            if not match:
-                raise _err(f"{where}.quick", f"{w!r} is not one of the axis labels {labels}")
-            idx.append(match[0])
-        quick = tuple(idx)
-    return Axis(name, params, tuple(rows), tuple(labels), quick)
-
-
 def _target(raw: Any) -> Target:
     if not isinstance(raw, Mapping):
-        raise _err("target", f"expected a table, got {raw!r}")
-    _unknown(raw, TARGET_KEYS, "target")
+        raise err("target", f"expected a table, got {raw!r}")
+    unknown_keys(raw, TARGET_KEYS, "target")
     title = raw.get("title")
     if not isinstance(title, str) or not title:
-        raise _err("target.title", f"expected a string, got {title!r}")
+        raise err("target.title", f"expected a string, got {title!r}")
     claim = raw.get("claim", "")
     analysis = raw.get("analysis")
     order = raw.get("order", 100)
     if not isinstance(claim, str):
-        raise _err("target.claim", f"expected a string, got {claim!r}")
+        raise err("target.claim", f"expected a string, got {claim!r}")
     if analysis is not None and (not isinstance(analysis, str) or not analysis):
-        raise _err("target.analysis", f"expected a module name, got {analysis!r}")
+        raise err("target.analysis", f"expected a module name, got {analysis!r}")
     if isinstance(order, bool) or not isinstance(order, int):
-        raise _err("target.order", f"expected an integer, got {order!r}")
+        raise err("target.order", f"expected an integer, got {order!r}")
     return Target(title, claim, analysis, order)
 
 
@@ -420,13 +245,13 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
     before any run starts, with the axis and the key in the message.
     """
     if not isinstance(raw, Mapping):
-        raise _err("sweep", f"expected a table, got {type(raw).__name__}")
-    _unknown(raw, TOP_KEYS, "")
+        raise err("sweep", f"expected a table, got {type(raw).__name__}")
+    unknown_keys(raw, TOP_KEYS, "")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise _err("name", f"expected a non-empty string, got {name!r}")
+        raise err("name", f"expected a non-empty string, got {name!r}")
     if any(c in name for c in "/\\") or name.startswith("."):
-        raise _err("name", f"must be usable as a directory name, got {name!r}")
+        raise err("name", f"must be usable as a directory name, got {name!r}")
     src = raw.get("scenario")
     if isinstance(src, Mapping):
         scenario = load_scenario(src)
@@ -434,40 +259,40 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
         rel = (base_dir / src) if base_dir is not None else None
         scenario = load_scenario(rel if rel is not None and rel.is_file() else src)
     else:
-        raise _err("scenario", f"expected a scenario file name or a table, got {src!r}")
-    seeds = _seeds(raw.get("seeds", 1), "seeds")
+        raise err("scenario", f"expected a scenario file name or a table, got {src!r}")
+    seeds = parse_seeds(raw.get("seeds", 1), "seeds")
     metric = raw.get("metric", "goodput_kbps")
     if not isinstance(metric, str) or not metric:
-        raise _err("metric", f"expected a column name, got {metric!r}")
+        raise err("metric", f"expected a column name, got {metric!r}")
     keep = raw.get("keep", [])
     if not isinstance(keep, list) or any(k not in KEEPABLE for k in keep):
-        raise _err("keep", f"expected a list drawn from {list(KEEPABLE)}, got {keep!r}")
+        raise err("keep", f"expected a list drawn from {list(KEEPABLE)}, got {keep!r}")
     axes_raw = raw.get("axis", [])
     if not isinstance(axes_raw, list):
-        raise _err("axis", "expected an array of tables ([[axis]])")
-    axes = tuple(_axis(a, i) for i, a in enumerate(axes_raw))
+        raise err("axis", "expected an array of tables ([[axis]])")
+    axes = tuple(parse_axis(a, i) for i, a in enumerate(axes_raw))
     parts: tuple[Any, ...] = ()
     if "part" in raw:
         if axes:
-            raise _err("axis", "a sweep with [[part]] tables gives its axes in each part")
+            raise err("axis", "a sweep with [[part]] tables gives its axes in each part")
         parts = sweepparts.parse_parts(raw["part"], scenario, base_dir)
         axes = sweepparts.union_axes(parts)
     names = [a.name for a in axes]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise _err("axis", f"axis name {sorted(dup)[0]!r} used twice")
+        raise err("axis", f"axis name {sorted(dup)[0]!r} used twice")
     quick = raw.get("quick", {})
     if not isinstance(quick, Mapping):
-        raise _err("quick", f"expected a table, got {quick!r}")
-    _unknown(quick, QUICK_KEYS, "quick")
+        raise err("quick", f"expected a table, got {quick!r}")
+    unknown_keys(quick, QUICK_KEYS, "quick")
     spec = SweepSpec(
         name=name,
         scenario=scenario,
         seeds=seeds,
         axes=axes,
-        fixed=_fixed(raw.get("set", {}), "set"),
-        quick_seeds=_seeds(quick["seeds"], "quick.seeds") if "seeds" in quick else None,
-        quick_fixed=_fixed(quick.get("set", {}), "quick.set"),
+        fixed=parse_fixed(raw.get("set", {}), "set"),
+        quick_seeds=parse_seeds(quick["seeds"], "quick.seeds") if "seeds" in quick else None,
+        quick_fixed=parse_fixed(quick.get("set", {}), "quick.set"),
         metric=metric,
         keep=tuple(keep),
         title=str(raw.get("title", "")),
@@ -526,6 +351,17 @@ def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
     return spec
 
 
+def shipped_targets() -> dict[str, SweepSpec]:
+    """Every reproduce target (a shipped sweep with a ``[target]`` table), in report
+    order (``target.order``, then name)."""
+    found = []
+    for name, path in shipped_sweeps().items():
+        spec = load_sweep(path)
+        if spec.target is not None:
+            found.append((spec.target.order, name, spec))
+    return {name: spec for _, name, spec in sorted(found, key=lambda t: (t[0], t[1]))}
+
+
 __all__ = [
     "RESERVED",
     "Axis",
@@ -535,4 +371,5 @@ __all__ = [
     "load_sweep",
     "parse_sweep",
     "run_key",
+    "shipped_targets",
 ]

@@ -42,6 +42,15 @@ from pathlib import Path
 from typing import Any
 
 from tcpair.scenario import Scenario, load_scenario, set_path
+from tcpair.sweepaxes import (
+    Axis,
+    err,
+    named_table,
+    parse_axis,
+    parse_fixed,
+    parse_seeds,
+    unknown_keys,
+)
 
 PART_KEYS = {"name", "scenario", "seeds", "set", "axis", "quick"}
 PART_AXIS = "part"
@@ -53,7 +62,7 @@ class Part:
 
     name: str
     scenario: Scenario
-    axes: tuple[Any, ...]  # tcpair.sweepdef.Axis
+    axes: tuple[Axis, ...]
     fixed: Mapping[str, Any] = field(default_factory=dict)
     seeds: tuple[int, ...] | None = None
     quick_seeds: tuple[int, ...] | None = None
@@ -82,8 +91,6 @@ class Part:
 
 
 def _scenario(src: Any, default: Scenario, base_dir: Path | None, where: str) -> Scenario:
-    from tcpair.sweepdef import _err
-
     if src is None:
         return copy.deepcopy(default)
     if isinstance(src, Mapping):
@@ -91,50 +98,48 @@ def _scenario(src: Any, default: Scenario, base_dir: Path | None, where: str) ->
     if isinstance(src, str) and src:
         rel = (base_dir / src) if base_dir is not None else None
         return load_scenario(rel if rel is not None and rel.is_file() else src)
-    raise _err(f"{where}.scenario", f"expected a scenario file name or a table, got {src!r}")
+    raise err(f"{where}.scenario", f"expected a scenario file name or a table, got {src!r}")
 
 
 def parse_part(raw: Any, i: int, default: Scenario, base_dir: Path | None) -> Part:
     """One ``[[part]]`` table, checked (its axes as top-level axes are)."""
-    from tcpair.sweepdef import _axis, _err, _fixed, _named_table, _seeds, _unknown
-
-    name = _named_table(raw, f"part[{i}]", PART_KEYS)
+    name = named_table(raw, f"part[{i}]", PART_KEYS)
     where = f"part {name!r}"
     axes_raw = raw.get("axis", [])
     if not isinstance(axes_raw, list):
-        raise _err(f"{where}.axis", "expected an array of tables ([[part.axis]])")
-    axes = tuple(_axis(a, j) for j, a in enumerate(axes_raw))
+        raise err(f"{where}.axis", "expected an array of tables ([[part.axis]])")
+    axes = tuple(parse_axis(a, j) for j, a in enumerate(axes_raw))
     names = [a.name for a in axes]
     for a in axes:
         if a.name == PART_AXIS:
-            raise _err(f"{where}.axis", f"{PART_AXIS!r} is the column naming the part")
+            raise err(f"{where}.axis", f"{PART_AXIS!r} is the column naming the part")
         if names.count(a.name) > 1:
-            raise _err(f"{where}.axis", f"axis name {a.name!r} used twice")
+            raise err(f"{where}.axis", f"axis name {a.name!r} used twice")
     quick = raw.get("quick", {})
     if not isinstance(quick, Mapping):
-        raise _err(f"{where}.quick", f"expected a table, got {quick!r}")
-    _unknown(quick, {"seeds", "set"}, f"{where}.quick")
+        raise err(f"{where}.quick", f"expected a table, got {quick!r}")
+    unknown_keys(quick, {"seeds", "set"}, f"{where}.quick")
     return Part(
         name=name,
         scenario=_scenario(raw.get("scenario"), default, base_dir, where),
         axes=axes,
-        fixed=_fixed(raw.get("set", {}), f"{where}.set"),
-        seeds=_seeds(raw["seeds"], f"{where}.seeds") if "seeds" in raw else None,
-        quick_seeds=_seeds(quick["seeds"], f"{where}.quick.seeds") if "seeds" in quick else None,
-        quick_fixed=_fixed(quick.get("set", {}), f"{where}.quick.set"),
+        fixed=parse_fixed(raw.get("set", {}), f"{where}.set"),
+        seeds=parse_seeds(raw["seeds"], f"{where}.seeds") if "seeds" in raw else None,
+        quick_seeds=(
+            parse_seeds(quick["seeds"], f"{where}.quick.seeds") if "seeds" in quick else None
+        ),
+        quick_fixed=parse_fixed(quick.get("set", {}), f"{where}.quick.set"),
     )
 
 
 def parse_parts(raw: Any, default: Scenario, base_dir: Path | None) -> tuple[Part, ...]:
-    from tcpair.sweepdef import _err
-
     if not isinstance(raw, list) or not raw:
-        raise _err("part", "expected a non-empty array of tables ([[part]])")
+        raise err("part", "expected a non-empty array of tables ([[part]])")
     parts = tuple(parse_part(p, i, default, base_dir) for i, p in enumerate(raw))
     names = [p.name for p in parts]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise _err("part", f"part name {dup[0]!r} used twice")
+        raise err("part", f"part name {dup[0]!r} used twice")
     return parts
 
 
@@ -142,8 +147,6 @@ def union_axes(parts: Sequence[Part]) -> tuple[Any, ...]:
     """The columns of a sweep made of parts: ``part``, then every axis name in the order
     first seen, each with the labels any part gives it (for listings and reports; the
     runs are planned per part)."""
-    from tcpair.sweepdef import Axis
-
     labels: dict[str, list[Any]] = {PART_AXIS: [p.name for p in parts]}
     kept: dict[str, list[Any]] = {PART_AXIS: [p.name for p in parts]}
     for p in parts:

@@ -5,7 +5,7 @@ Two uses (docs/validation.md, docs/performance.md):
 - :func:`crosscheck`: goodput, retransmissions and timeouts of plain Reno and
   NewReno over a lossy last hop, many seeds in each simulator, each point's
   ratio tcpair / ns-2 with its confidence interval judged against a tolerance;
-- :func:`bench_vs_ns2`: whole-process wall time of both on the same scenario,
+- :func:`tcpair.ns2.speed.bench_vs_ns2`: whole-process wall time of both on the same scenario,
   run in alternation (A B A B ...), with the paired ratio.
 
 The ns-2 scripts ship beside this module (``one_link.tcl``, ``snoop_lan.tcl``,
@@ -313,16 +313,12 @@ def _pm(mean: float, half: float) -> str:
     return f"{mean:.1f} ± {half:.1f}"
 
 
-from tcpair.ns2.speed import BENCH_CASES, bench_vs_ns2  # noqa: E402  (uses the helpers above)
-
 __all__ = [
-    "BENCH_CASES",
     "DEFAULT_POINTS",
     "SNOOP_POINTS",
     "TWO_LINK_POINTS",
     "Ns2Missing",
     "Point",
-    "bench_vs_ns2",
     "crosscheck",
     "crosscheck_markdown",
     "ns_binary",

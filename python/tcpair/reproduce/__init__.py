@@ -18,20 +18,10 @@ from rich.console import Console
 from tcpair._errors import ScenarioError
 from tcpair.backends import Backend, default_jobs, make_backend
 from tcpair.index_page import check_index
-from tcpair.paths import shipped_sweeps
 from tcpair.runner import DEFAULT_MAX_SEEDS, run_sweep
 from tcpair.site import Reports, build_index
-from tcpair.sweepdef import SweepSpec, load_sweep
-
-
-def targets() -> dict[str, SweepSpec]:
-    """Every reproduce target, in report order (``target.order``, then name)."""
-    found = []
-    for name, path in shipped_sweeps().items():
-        spec = load_sweep(path)
-        if spec.target is not None:
-            found.append((spec.target.order, name, spec))
-    return {name: spec for _, name, spec in sorted(found, key=lambda t: (t[0], t[1]))}
+from tcpair.sweepdef import SweepSpec
+from tcpair.sweepdef import shipped_targets as targets  # every target, in report order
 
 
 def canonical_name(name: str, known: dict[str, SweepSpec]) -> str:

@@ -369,8 +369,9 @@ def reference_runs(ctx: Context, name: str) -> tuple[pd.DataFrame | None, str]:
     """The successful runs (goodput in KB/s) of target ``name`` stored beside this one,
     else None and why."""
     from tcpair._errors import ScenarioError
-    from tcpair.runner import OK, open_sweep
+    from tcpair.commit import OK
     from tcpair.store import SWEEP
+    from tcpair.sweepview import open_sweep
 
     here = Path(ctx.result.directory)
     there = here.parent / name
