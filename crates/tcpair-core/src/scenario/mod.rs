@@ -185,7 +185,8 @@ impl Scenario {
         }
         let mut spec: ScenarioSpec = from_value(value)?;
         let (duration, warmup) = check_run(&spec.run)?;
-        let topo = topo::build(&mut spec)?;
+        let mut topo = topo::build(&mut spec)?;
+        media::build(&spec, &mut topo)?;
         let mut flows = flows::build(&mut spec, &topo, duration, plugins)?;
         let mobility = match &spec.mobility {
             Some(m) => Some(mobility::build(m, &topo, &mut flows, duration)?),

@@ -10,7 +10,8 @@ use crate::limits;
 use crate::net::{LinkDir, LinkKind, Node, NodeKind, Topology};
 use crate::packet::NodeId;
 
-/// Build the nodes and links of `spec` (fills in default link names).
+/// Build the nodes and links of `spec` (fills in default link names); the
+/// shared media come after (`media::build`).
 pub(super) fn build(spec: &mut ScenarioSpec) -> Result<Topology, ConfigError> {
     let mut topo = Topology::default();
     nodes(spec, &mut topo)?;
@@ -18,7 +19,6 @@ pub(super) fn build(spec: &mut ScenarioSpec) -> Result<Topology, ConfigError> {
     for (i, l) in spec.links.iter_mut().enumerate() {
         link(i, l, seed, &mut topo)?;
     }
-    super::media::build(spec, &mut topo)?;
     Ok(topo)
 }
 

@@ -451,9 +451,11 @@ impl BsAgent for ClrpBs {
                 }
             }
         }
-        if self.p.local_timer.is_some() {
-            let progressed = self.conns[i].down_last_ack != acked_before;
-            self.rearm(now, i, progressed);
+        if let Some(period) = self.p.local_timer {
+            let c = &self.conns[i];
+            let progressed = c.down_last_ack != acked_before;
+            self.timer
+                .rearm(period, now, i, !c.cache.is_empty(), progressed);
         }
         self.account(now, i, pkt.flow);
         verdict
@@ -464,7 +466,18 @@ impl BsAgent for ClrpBs {
     }
 
     fn on_timer(&mut self, now: Time, flow: FlowId, out: &mut BsOut) {
-        self.fire(now, flow as usize, out);
+        let Some(period) = self.p.local_timer else {
+            return;
+        };
+        let i = flow as usize;
+        let c = &mut self.conns[i];
+        if let Some(copy) = self
+            .timer
+            .fire(period, now, i, c.cache.front(), c.down_last_ack)
+        {
+            c.c.timer_retransmits += 1;
+            out.inject.push(copy);
+        }
     }
 
     fn couples_connections(&self) -> bool {

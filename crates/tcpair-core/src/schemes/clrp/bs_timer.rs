@@ -17,10 +17,8 @@
 //! - The period does not back off: the BS retransmits at most one packet
 //!   per period and connection.
 
-use super::bs::ClrpBs;
-use crate::bs::BsOut;
 use crate::engine::Time;
-use crate::packet::Retx;
+use crate::packet::{Packet, Retx};
 
 /// Each connection's deadline (indexed by connection).
 #[derive(Debug, Default)]
@@ -40,43 +38,49 @@ impl LocalTimer {
         }
         self.deadlines[i] = t;
     }
-}
 
-impl ClrpBs {
-    /// After a packet of connection `i` (`progressed`: the MH acknowledged
-    /// new data): start, restart or stop its timer.
-    pub(super) fn rearm(&mut self, now: Time, i: usize, progressed: bool) {
-        let Some(period) = self.p.local_timer else {
-            return;
-        };
-        let t = if self.conns[i].cache.is_empty() {
+    /// After a packet of connection `i` (`holding`: the BS caches packets
+    /// of it; `progressed`: the MH acknowledged new data): start, restart
+    /// or stop its timer of `period`.
+    pub(super) fn rearm(
+        &mut self,
+        period: Time,
+        now: Time,
+        i: usize,
+        holding: bool,
+        progressed: bool,
+    ) {
+        let t = if !holding {
             None
-        } else if progressed || self.timer.get(i).is_none() {
+        } else if progressed || self.get(i).is_none() {
             Some(now + period)
         } else {
             return;
         };
-        self.timer.set(i, t);
+        self.set(i, t);
     }
 
-    /// Connection `i`'s timer is due at `now`: retransmit its oldest cached
-    /// packet if it is the one the MH waits for.
-    pub(super) fn fire(&mut self, now: Time, i: usize, out: &mut BsOut) {
-        let Some(period) = self.p.local_timer else {
-            return;
-        };
-        let c = &mut self.conns[i];
-        let head = c.cache.front().copied();
-        let next = match head {
-            Some(p) if c.down_last_ack.is_none_or(|a| a == p.seq) => {
-                let mut copy = p;
+    /// Connection `i`'s timer is due at `now`: the copy of its oldest cached
+    /// packet `head` to retransmit if it is the one the MH waits for
+    /// (`wanted`, the MH's cumulative ACK), and the timer restarts; else
+    /// none, and the timer stops.
+    pub(super) fn fire(
+        &mut self,
+        period: Time,
+        now: Time,
+        i: usize,
+        head: Option<&Packet>,
+        wanted: Option<u32>,
+    ) -> Option<Packet> {
+        let copy = match head {
+            Some(p) if wanted.is_none_or(|a| a == p.seq) => {
+                let mut copy = *p;
                 copy.retx = Retx::BaseStation; // keeps the sender's `sent_at`
-                out.inject.push(copy);
-                c.c.timer_retransmits += 1;
-                Some(now + period)
+                Some(copy)
             }
             _ => None,
         };
-        self.timer.set(i, next);
+        self.set(i, copy.map(|_| now + period));
+        copy
     }
 }
