@@ -77,7 +77,7 @@ def sweep(
     inconclusive (``.incomplete`` says what the cap left short); ``retry_failed`` runs
     again the runs stored as failed; ``progress`` shows a progress bar (a
     plain line every few seconds when not on a terminal). Returns a
-    :class:`tcpair.runner.SweepResult` (``.runs``, ``.points()``,
+    :class:`tcpair.sweepview.SweepResult` (``.runs``, ``.points()``,
     ``.failures``, ``.table(name)``).
     """
     from tcpair.runner import run_sweep

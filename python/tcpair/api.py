@@ -208,7 +208,7 @@ def run(
 
 def load(directory: str | Path) -> Any:
     """Read back what :meth:`Result.save` wrote (a :class:`Result`), or open a
-    sweep's results store (a :class:`tcpair.runner.SweepResult`)."""
+    sweep's results store (a :class:`tcpair.sweepview.SweepResult`)."""
     check_folder(directory, "directory")
     d = Path(directory)
     if (d / "sweep.json").is_file():
