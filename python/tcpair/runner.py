@@ -112,33 +112,29 @@ def execute(
             (json.dumps(t.scenario, default=str, allow_nan=False), tuple(keep), _dirs(t))
             for t in todo
         ]
-        # Closed on the way out, whatever stops us (an interrupt, an error
-        # while storing): the runs in flight stop then, not when the traceback
-        # that holds this frame is let go, at the interpreter's exit.
-        with contextlib.closing(
-            backend.map_unordered(
-                run_task, payloads, [t.key for t in todo], tick=group.max_seconds / 4
-            )
-        ) as results:
-            try:
-                for i, result in results:
-                    if i != IDLE:
-                        task = todo[i]
-                        rows, tables = task_records(
-                            task,
-                            result,
-                            sweep=sweep,
-                            version=version,
-                            scenario_json=payloads[i][0],
-                        )
-                        group.add(task.key, rows, tables)
-                    if group.due() or (i == IDLE and len(group)):
-                        commit()
-            except KeyboardInterrupt:
-                # The runs already back are complete: keep them (the interrupt still stops us).
-                with contextlib.suppress(Exception):
+        results = backend.map_unordered(
+            run_task, payloads, [t.key for t in todo], tick=group.max_seconds / 4
+        )
+        try:
+            for i, result in results:
+                if i != IDLE:
+                    task = todo[i]
+                    rows, tables = task_records(
+                        task, result, sweep=sweep, version=version, scenario_json=payloads[i][0]
+                    )
+                    group.add(task.key, rows, tables)
+                if group.due() or (i == IDLE and len(group)):
                     commit()
-                raise
+        except KeyboardInterrupt:
+            # The runs already back are complete: keep them (the interrupt still stops us).
+            with contextlib.suppress(Exception):
+                commit()
+            raise
+        finally:
+            # Whatever stops us (an interrupt, an error while storing), the runs
+            # in flight stop now, not when the traceback that holds this frame
+            # is let go, at the interpreter's exit.
+            results.close()
         commit()
     return stats
 

@@ -204,9 +204,8 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
 def _report_worker_init(parent: int) -> None:
     """A report worker leaves Ctrl-C to the parent, whose ``Reports`` exit kills it
     (waiting for work when the terminal's interrupt reached it, it printed a
-    traceback). A sweep's workers keep theirs: a run in flight cannot be stopped
-    but by its process ending, and a sweep interrupted outside its pool's wait
-    closes the pool only when the interpreter exits."""
+    traceback). A sweep's workers keep the default: the terminal's interrupt
+    reaches them too, and ``runner.execute`` ends its pool on the way out."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker_init(parent)
 

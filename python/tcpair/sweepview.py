@@ -158,8 +158,8 @@ def sweep_summary(res: SweepResult) -> str:
         status = Store(res.directory).status() if res.directory.exists() else {}
     except (OSError, ValueError):
         status = {}
-    ok = sum(1 for k in plan if status.get(k) == "ok")
-    failed = sum(1 for k in plan if status.get(k) == "failed")
+    ok = sum(1 for k in plan if status.get(k) == OK)
+    failed = sum(1 for k in plan if status.get(k) == FAILED)
     missing = len(plan) - ok - failed
     parts = (
         [f"{ok} ok"] + [f"{failed} failed"] * bool(failed) + [f"{missing} missing"] * bool(missing)
