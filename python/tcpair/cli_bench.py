@@ -44,6 +44,15 @@ from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout, os_error_line,
     help="With --vs-ns2: alternating pairs of runs per scenario.",
 )
 @click.option(
+    "--core-binary",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    metavar="PATH",
+    help="With --vs-ns2: also time the core's own program on each scenario (tcpair-sim "
+    "--summary, the same run and answer as tcpair run --json without Python; build it "
+    "with cargo build --release --bin tcpair-sim).",
+)
+@click.option(
     "--flows",
     "flow_counts",
     default=None,
@@ -101,6 +110,7 @@ def bench_cmd(
     repeat: int | None,
     vs_ns2: bool,
     pairs: int,
+    core_binary: str | None,
     flow_counts: str | None,
     schemes: str,
     loss_model: str,
@@ -112,8 +122,11 @@ def bench_cmd(
     as_json: bool,
 ) -> None:
     """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core (or --vs-ns2, --flows)."""
+    if core_binary is not None and not vs_ns2:
+        raise click.BadParameter("times the core beside ns-2: give --vs-ns2 too",
+                                 param_hint="--core-binary")
     if vs_ns2:
-        _bench_vs_ns2(pairs, as_json)
+        _bench_vs_ns2(pairs, as_json, core_binary)
         return
     if within_s is not None and flow_counts is None:
         raise click.BadParameter("counts passes of --flows runs: give --flows too",
@@ -277,32 +290,41 @@ def _state_cells(r: dict) -> list[str]:
     ]
 
 
-def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
+def _bench_vs_ns2(pairs: int, as_json: bool, core_binary: str | None) -> None:
     from tcpair.ns2 import missing_message, ns_binary
-    from tcpair.ns2.speed import bench_vs_ns2
+    from tcpair.ns2.speed import CoreBinaryFailed, bench_vs_ns2
 
     if ns_binary() is None:
         _stderr().print(f"bench --vs-ns2 skipped: {missing_message()}")
         return
     err = _stderr()
-    rows = bench_vs_ns2(pairs, progress=lambda name: err.print(f"  timing {name} ..."))
+    try:
+        rows = bench_vs_ns2(pairs, progress=lambda name: err.print(f"  timing {name} ..."),
+                            core_binary=core_binary)
+    except CoreBinaryFailed as e:
+        raise click.ClickException(str(e)) from None
     if as_json:
         click.echo(json.dumps(rows))
         return
     table = Table(title=f"tcpair run vs ns-2.35, whole processes, {pairs} alternating pairs")
-    cols = ("case", "tcpair s", "(core loop s)", "(python start s)", "ns-2 s",
-            "ns-2 / tcpair [min, max]")
+    cols = ["case", "tcpair s", "(core loop s)", "(python start s)", "ns-2 s",
+            "ns-2 / tcpair [min, max]"]
+    if core_binary is not None:
+        cols += ["core alone s", "ns-2 / core alone [min, max]"]
     for col in cols:
         table.add_column(col, justify="left" if col == "case" else "right")
     for r in rows:
-        table.add_row(
+        cells = [
             f"{r['case']}: {r['what']}",
             f"{r['tcpair_s']:.3f}",
             f"{r['tcpair_core_s']:.3f}",
             f"{r['python_start_s']:.3f}",
             f"{r['ns2_s']:.3f}",
-            f"{r['ratio_median']:.2f} [{r['ratio_min']:.2f}, {r['ratio_max']:.2f}]",
-        )
+            _ratio_cell(r, "ratio"),
+        ]
+        if core_binary is not None:
+            cells += [f"{r['core_alone_s']:.3f}", _ratio_cell(r, "core_ratio")]
+        table.add_row(*cells)
     _stdout().print(table)
     if not all(r["bytecode_cached"] for r in rows):
         _stdout().print(
@@ -310,6 +332,10 @@ def _bench_vs_ns2(pairs: int, as_json: bool) -> None:
             "with PYTHONDONTWRITEBYTECODE set), so each tcpair process compiled them "
             "first; an installed package (pip install .) does not."
         )
+
+
+def _ratio_cell(row: dict[str, Any], prefix: str) -> str:
+    return f"{row[prefix + '_median']:.2f} [{row[prefix + '_min']:.2f}, {row[prefix + '_max']:.2f}]"
 
 
 @click.command("ns2-check")

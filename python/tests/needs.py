@@ -49,3 +49,24 @@ def tshark() -> str:
 
     msg = "tshark not installed (Debian package `tshark`)"
     return _or_skip(shutil.which("tshark"), msg, REQUIRE_TSHARK)
+
+
+REQUIRE_CORE_BINARY = "TCPAIR_REQUIRE_CORE_BINARY"
+
+
+def core_binary() -> str:
+    """The core's own program (``tcpair-sim``) of this checkout, built by cargo
+    (debug; a no-op when it is up to date), or skip (fail under
+    ``TCPAIR_REQUIRE_CORE_BINARY``) where cargo is missing."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    cargo = shutil.which("cargo")
+    if cargo is None or not (root / "Cargo.toml").is_file():
+        return _or_skip(None, "cargo or the Rust sources not here", REQUIRE_CORE_BINARY)
+    subprocess.run([cargo, "build", "-q", "-p", "tcpair-core", "--bin", "tcpair-sim"],
+                   cwd=root, check=True)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", root / "target"))
+    return str(target / "debug" / "tcpair-sim")

@@ -3,11 +3,14 @@ commands skip cleanly without ns-2 (docs/validation.md)."""
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from needs import ns2
+from needs import core_binary, ns2
 
 import tcpair
 from tcpair.cli import main
@@ -20,7 +23,8 @@ from tcpair.ns2 import (
     run_ns2,
     tcpair_point,
 )
-from tcpair.ns2.speed import Case, bench_vs_ns2, dumbbell_scenario
+from tcpair.ns2.speed import Case, CoreBinaryFailed, bench_vs_ns2, dumbbell_scenario
+from tcpair.tomlout import dumps
 
 
 def test_parse_output_reads_the_last_line() -> None:
@@ -113,11 +117,7 @@ def test_crosscheck_rows_and_markdown() -> None:
 
 def test_bench_vs_ns2_pairs_processes() -> None:
     ns2()
-    case = Case(
-        "tiny", "one-link, 5 s", lambda: dumbbell_scenario(2, 10.0, 20, 5.0),
-        "dumbbell.tcl", (2, 10, 20, 5.0, 1),
-    )
-    (row,) = bench_vs_ns2(pairs=2, cases=[case])
+    (row,) = bench_vs_ns2(pairs=2, cases=[_tiny_case()])
     assert row["pairs"] == 2
     assert row["tcpair_s"] > row["tcpair_core_s"] > 0
     assert row["tcpair_s"] > row["python_start_s"] > 0
@@ -125,6 +125,63 @@ def test_bench_vs_ns2_pairs_processes() -> None:
     assert row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
     assert math.isfinite(row["ratio_median"])
     assert isinstance(row["bytecode_cached"], bool)
+    assert "core_alone_s" not in row
+
+
+def _tiny_case() -> Case:
+    return Case(
+        "tiny", "dumbbell, 2 flows, 5 s", lambda: dumbbell_scenario(2, 10.0, 20, 5.0),
+        "dumbbell.tcl", (2, 10, 20, 5.0, 1),
+    )
+
+
+def test_the_core_alone_answers_as_tcpair_run(tmp_path: Path) -> None:
+    """`tcpair-sim --summary` does the work of `tcpair run --json` and gives the
+    same summary and flows (the bench's third process is a fair one)."""
+    binary = core_binary()
+    scenario = dumbbell_scenario(3, 10.0, 20, 5.0)
+    scenario["links"][0]["forward"] = {"loss": {"model": "uniform", "p": 0.02}}
+    (tmp_path / "s.json").write_text(json.dumps(scenario))
+    (tmp_path / "s.toml").write_text(dumps(scenario))
+    alone = json.loads(subprocess.run([binary, "--summary", str(tmp_path / "s.json")],
+                                      capture_output=True, text=True, check=True).stdout)
+    ours = json.loads(subprocess.run(
+        [sys.executable, "-m", "tcpair", "run", str(tmp_path / "s.toml"), "--json"],
+        capture_output=True, text=True, check=True).stdout)
+    for answer in (alone, ours):
+        answer["summary"].pop("wall_s")
+    assert alone["summary"]["packets"]["dropped"] > 0
+    assert alone["summary"] == ours["summary"]
+    assert alone["flows"] == ours["flows"]
+
+
+def test_bench_vs_ns2_times_the_core_alone() -> None:
+    ns2()
+    (row,) = bench_vs_ns2(pairs=2, cases=[_tiny_case()], core_binary=core_binary())
+    assert row["core_alone_s"] > 0
+    assert row["core_ratio_min"] <= row["core_ratio_median"] <= row["core_ratio_max"]
+    assert math.isfinite(row["core_ratio_median"])
+
+
+def test_bench_vs_ns2_names_a_core_binary_that_does_not_run(tmp_path: Path) -> None:
+    ns2()
+    fake = tmp_path / "not-the-core"
+    fake.write_text("#!/bin/sh\necho hello\n")
+    fake.chmod(0o755)
+    with pytest.raises(CoreBinaryFailed, match="did not run case tiny"):
+        bench_vs_ns2(pairs=1, cases=[_tiny_case()], core_binary=fake)
+
+
+def test_bench_core_binary_errors_name_the_option(capsys, tmp_path: Path) -> None:
+    for argv, code in (
+        (["bench", "--core-binary", str(tmp_path / "missing")], 2),
+        (["bench", "--core-binary", sys.executable], 2),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == code
+        err = capsys.readouterr().err
+        assert "--core-binary" in err and "Traceback" not in err
 
 
 def test_bytecode_cached_follows_the_cache_of_the_run_path(

@@ -73,10 +73,7 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     run_then(py, scenario_json, |text, plugins, stop| {
         let sim = Sim::from_value_with(&tcpair_core::scenario::parse_json(text)?, plugins)?;
-        let (summary, flows) = sim.run_summary_checked(stop)?;
-        let flows = serde_json::to_value(&flows).expect("flows serialise");
-        let summary = serde_json::to_value(&summary).expect("a summary serialises");
-        Ok(serde_json::json!({ "flows": flows, "summary": summary }).to_string())
+        sim.run_summary_json(stop)
     })
 }
 

@@ -8,6 +8,12 @@ medians, the median ratio and its spread (min, max), the core's own loop
 time (``wall_s`` of the run's JSON) beside the whole process, and the start of
 the same interpreter doing nothing (``python -c pass``, timed in each pair): the
 floor under tcpair's whole-process time on that machine.
+
+Given the core's own program (``tcpair-sim``, built by ``cargo build --release
+--bin tcpair-sim``), each pair also times it on the same scenario with
+``--summary``: the same run and the same answer as ``tcpair run --json``, without
+the interpreter and its imports. Its ratio says how much of the gap to ns-2 is the
+simulation and how much the Python command around it.
 """
 
 from __future__ import annotations
@@ -100,29 +106,46 @@ def _timed(cmd: list[str]) -> tuple[float, str]:
     return wall, proc.stdout
 
 
-def bench_case(case: Case, pairs: int, workdir: Path) -> dict[str, Any]:
-    """Time ``pairs`` alternating pairs of whole processes for one case."""
+class CoreBinaryFailed(RuntimeError):
+    """The core's own program (``--core-binary``) did not run a case."""
+
+
+def bench_case(
+    case: Case, pairs: int, workdir: Path, core_binary: Path | None = None
+) -> dict[str, Any]:
+    """Time ``pairs`` alternating pairs of whole processes for one case (and the
+    core's own program beside them, if given)."""
     from tcpair.tomlout import dumps
 
+    scenario = case.scenario()
     path = workdir / f"{case.name}.toml"
-    path.write_text(dumps(case.scenario()))
+    path.write_text(dumps(scenario))
     ours_cmd = [sys.executable, "-m", "tcpair", "run", str(path), "--json"]
     theirs_cmd = ns_command(case.ns2_script, case.ns2_args)
     start_cmd = [sys.executable, "-c", "pass"]
+    alone_cmd = None
+    if core_binary is not None:
+        # The same scenario the same way `tcpair run` hands it to the core: as JSON.
+        json_path = workdir / f"{case.name}.json"
+        json_path.write_text(json.dumps(scenario))
+        alone_cmd = [str(core_binary), "--summary", str(json_path)]
     # One untimed run of each first: the files each process reads are then in
     # the page cache for every timed pair, not the first alone, and a Python
     # that may cache bytecode has cached tcpair's (as an installed package has).
     _timed(ours_cmd)
     _timed(theirs_cmd)
-    ours, theirs, core, start = [], [], [], []
+    if alone_cmd is not None:
+        _core_alone(alone_cmd, case.name)
+    ours, theirs, core, start, alone = [], [], [], [], []
     for _ in range(pairs):
         wall, out = _timed(ours_cmd)
         ours.append(wall)
         core.append(float(json.loads(out)["wall_s"]))
         theirs.append(_timed(theirs_cmd)[0])
         start.append(_timed(start_cmd)[0])
-    ratios = [b / a for a, b in zip(ours, theirs, strict=True)]
-    return {
+        if alone_cmd is not None:
+            alone.append(_core_alone(alone_cmd, case.name))
+    row = {
         "case": case.name,
         "what": case.what,
         "pairs": pairs,
@@ -130,11 +153,42 @@ def bench_case(case: Case, pairs: int, workdir: Path) -> dict[str, Any]:
         "tcpair_core_s": statistics.median(core),
         "python_start_s": statistics.median(start),
         "ns2_s": statistics.median(theirs),
-        "ratio_median": statistics.median(ratios),
-        "ratio_min": min(ratios),
-        "ratio_max": max(ratios),
+        **_ratios("ratio", ours, theirs),
         "bytecode_cached": bytecode_cached(),
     }
+    if alone:
+        row.update(core_alone_s=statistics.median(alone), **_ratios("core_ratio", alone, theirs))
+    return row
+
+
+def _ratios(prefix: str, ours: list[float], theirs: list[float]) -> dict[str, float]:
+    """The median, least and largest of ns-2's time over ours, pair by pair."""
+    ratios = [b / a for a, b in zip(ours, theirs, strict=True)]
+    return {
+        f"{prefix}_median": statistics.median(ratios),
+        f"{prefix}_min": min(ratios),
+        f"{prefix}_max": max(ratios),
+    }
+
+
+def _core_alone(cmd: list[str], case: str) -> float:
+    """One whole process of the core's own program; its failure in the user's terms."""
+    why = None
+    try:
+        wall, out = _timed(cmd)
+        json.loads(out)["summary"]["events"]
+    except OSError as e:
+        why = e.strerror or str(e)
+    except RuntimeError as e:
+        why = str(e)
+    except (ValueError, KeyError, TypeError):
+        why = "its output is not the JSON answer of tcpair-sim --summary"
+    if why is not None:
+        raise CoreBinaryFailed(
+            f"--core-binary {cmd[0]} did not run case {case}: {why}; build the core's "
+            "program with: cargo build --release --bin tcpair-sim"
+        )
+    return wall
 
 
 def bytecode_cached() -> bool:
@@ -154,22 +208,26 @@ def bench_vs_ns2(
     pairs: int = 10,
     cases: Iterable[Case] = BENCH_CASES,
     progress: Callable[[str], None] | None = None,
+    core_binary: str | Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Every case's paired timings (see the module doc); raises Ns2Missing without ns."""
+    """Every case's paired timings (see the module doc); raises Ns2Missing without ns,
+    and CoreBinaryFailed when ``core_binary`` is given and does not run a case."""
     if ns_binary() is None:
         raise Ns2Missing(missing_message())
+    binary = None if core_binary is None else Path(core_binary).resolve()
     rows = []
     with tempfile.TemporaryDirectory(prefix="tcpair-vs-ns2-") as tmp:
         for case in cases:
             if progress:
                 progress(case.name)
-            rows.append(bench_case(case, pairs, Path(tmp)))
+            rows.append(bench_case(case, pairs, Path(tmp), binary))
     return rows
 
 
 __all__ = [
     "BENCH_CASES",
     "Case",
+    "CoreBinaryFailed",
     "bench_case",
     "bench_vs_ns2",
     "bytecode_cached",

@@ -1,35 +1,59 @@
-//! `tcpair-sim SCENARIO.toml` (or `SCENARIO.json`): run one scenario with the
-//! Rust core alone and print the JSON result. For profiling and benchmarking without Python; the
-//! user-facing CLI is `tcpair` (Python).
+//! `tcpair-sim [--summary] SCENARIO.toml` (or `SCENARIO.json`): run one
+//! scenario with the Rust core alone and print the JSON result: every table,
+//! or with `--summary` the summary and the flows alone (what `tcpair run
+//! --json` prints, from the same work). For profiling and benchmarking
+//! without Python (`tcpair bench --vs-ns2 --core-binary`); the user-facing
+//! CLI is `tcpair` (Python).
 
 use std::process::ExitCode;
+use tcpair_core::scenario::{parse_json, parse_toml};
+use tcpair_core::sim::Sim;
+use tcpair_core::SimError;
+
+const USAGE: &str = "usage: tcpair-sim [--summary] SCENARIO.toml|SCENARIO.json";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() != 2 {
-        eprintln!("usage: tcpair-sim SCENARIO.toml|SCENARIO.json");
-        return ExitCode::from(2);
-    }
-    let text = match std::fs::read_to_string(&args[1]) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", args[1]);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (summary, path) = match args.as_slice() {
+        [path] if !path.starts_with("--") => (false, path),
+        [flag, path] if flag == "--summary" => (true, path),
+        _ => {
+            eprintln!("{USAGE}");
             return ExitCode::from(2);
         }
     };
-    let result = if args[1].ends_with(".json") {
-        tcpair_core::sim::run_json(&text)
-    } else {
-        tcpair_core::sim::run_toml(&text)
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read {path}: {e}");
+            return ExitCode::from(2);
+        }
     };
-    match result {
-        Ok(r) => {
-            println!("{}", r.to_json());
+    match run(&text, path.ends_with(".json"), summary) {
+        Ok(out) => {
+            println!("{out}");
             ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The run's JSON answer; the parsed text is dropped before the run starts.
+fn run(text: &str, json: bool, summary: bool) -> Result<String, SimError> {
+    let sim = {
+        let value = if json {
+            parse_json(text)?
+        } else {
+            parse_toml(text)?
+        };
+        Sim::from_value(&value)?
+    };
+    if summary {
+        sim.run_summary_json(&mut || false)
+    } else {
+        Ok(sim.run()?.to_json().to_string())
     }
 }

@@ -315,6 +315,16 @@ impl Sim {
         Ok(RunResult::head(&sim, wall_s))
     }
 
+    /// [`Sim::run_summary_checked`] as JSON text, `{"flows": [...],
+    /// "summary": {...}}`: what `tcpair run` shows (the Python binding's
+    /// `run_summary` and `tcpair-sim --summary` answer with it).
+    pub fn run_summary_json(self, stop: &mut dyn FnMut() -> bool) -> Result<String, SimError> {
+        let (summary, flows) = self.run_summary_checked(stop)?;
+        let flows = serde_json::to_value(&flows).expect("flows serialise");
+        let summary = serde_json::to_value(&summary).expect("a summary serialises");
+        Ok(serde_json::json!({ "flows": flows, "summary": summary }).to_string())
+    }
+
     /// Run to the scenario's end time; the wall time of the run (`wall_s`).
     fn run_to_end(mut self, stop: &mut dyn FnMut() -> bool) -> Result<(Self, f64), SimError> {
         let wall = std::time::Instant::now();
