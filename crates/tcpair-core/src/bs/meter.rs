@@ -239,6 +239,12 @@ impl Meters {
         self.total = total.settled();
     }
 
+    /// Stop deferring the total and give back the log's memory; its changes
+    /// must all have been settled ([`Meters::settle`] up to the run's end).
+    pub fn release_log(&mut self) {
+        self.log = None;
+    }
+
     /// The total over all flows (with deferred changes: as of the last
     /// [`Meters::settle`]).
     pub fn total(&self) -> &Holding {

@@ -88,6 +88,16 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Forget every pending event and give back the memory that held them,
+    /// keeping the clock and the count of events processed: for the end of
+    /// a run, whose results read those two alone.
+    pub fn release_pending(&mut self) {
+        self.heap = QuadHeap::with_capacity(0);
+        self.lanes = Vec::new();
+        self.in_lanes = 0;
+        self.ahead = VecDeque::new();
+    }
+
     /// Keep the `depth` earliest events taken from the heap ahead of time
     /// ([`Self::ahead`]). The order of events is the same at any depth: the
     /// events ahead are sorted, none is later than what was left in the heap
@@ -382,6 +392,22 @@ mod tests {
         assert_eq!(order, vec!['a', 'b', 'c']);
         assert_eq!(q.now(), 30);
         assert_eq!(q.events_processed(), 4);
+    }
+
+    /// At a run's end the pending events go, with their memory; the clock
+    /// and the count of events processed stay for the results.
+    #[test]
+    fn released_events_leave_the_clock_and_the_count() {
+        let mut q = EventQueue::with_lanes(2);
+        for t in 1..=100 {
+            q.schedule_in(t as u32 % 2, t, t);
+        }
+        q.set_lookahead(4);
+        assert_eq!(q.pop().map(|s| s.event), Some(1));
+        q.release_pending();
+        assert_eq!((q.now(), q.events_processed(), q.len()), (1, 1, 0));
+        assert_eq!(q.heap_bytes(), 0);
+        assert!(q.pop().is_none());
     }
 }
 

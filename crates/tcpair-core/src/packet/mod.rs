@@ -261,6 +261,14 @@ impl Arena {
     }
 
     /// Packets currently allocated (in a queue, on a wire, or held).
+    /// Give back the slots' memory at the end of a run, keeping the count of
+    /// live packets (the results check it): no packet may be read or
+    /// allocated afterwards.
+    pub fn release_slots(&mut self) {
+        self.slots = Vec::new();
+        self.free = Vec::new();
+    }
+
     pub fn live(&self) -> usize {
         self.live
     }
@@ -291,5 +299,15 @@ mod tests {
         assert_eq!(a.live(), 2);
         assert_eq!(a.capacity_used(), 2);
         assert_eq!(a.get(r3).id, 2);
+    }
+
+    #[test]
+    fn released_slots_keep_the_count_of_live_packets() {
+        let mut a = Arena::new();
+        let r = a.alloc(pkt());
+        a.alloc(pkt());
+        a.free(r);
+        a.release_slots();
+        assert_eq!((a.live(), a.capacity_used()), (1, 0));
     }
 }

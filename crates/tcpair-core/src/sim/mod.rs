@@ -296,7 +296,8 @@ impl Sim {
     /// give up (e.g. on Ctrl-C); then the run ends with
     /// [`SimError::Interrupted`] and its partial results are dropped.
     pub fn run_checked(self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, SimError> {
-        let (sim, wall_s) = self.run_to_end(stop)?;
+        let (mut sim, wall_s) = self.run_to_end(stop)?;
+        sim.release_run_state();
         Ok(RunResult::collect(&sim, wall_s))
     }
 
@@ -311,7 +312,8 @@ impl Sim {
     ) -> Result<(Summary, Vec<FlowResult>), SimError> {
         self.scenario.keep_drops = false;
         self.scenario.keep_recoveries = false;
-        let (sim, wall_s) = self.run_to_end(stop)?;
+        let (mut sim, wall_s) = self.run_to_end(stop)?;
+        sim.release_run_state();
         Ok(RunResult::head(&sim, wall_s))
     }
 
@@ -332,6 +334,29 @@ impl Sim {
         self.run_until_checked(self.scenario.duration, stop)?;
         self.finish_trace()?;
         Ok((self, wall.elapsed().as_secs_f64()))
+    }
+
+    /// At the end of a run, before its results are built: check the packet
+    /// balance, then give back the memory only the run needed (the packets,
+    /// the pending events, the logs of deferred totals), so that building
+    /// the results does not add to the run's peak. With many flows that
+    /// state is most of the run's memory.
+    fn release_run_state(&mut self) {
+        let mut packets = self.counters;
+        packets.in_flight = self.in_flight();
+        // Checked on every run (it costs one pass over the links): a leak or
+        // a double count is a simulator bug, reported as an internal error.
+        assert!(
+            packets.conserved() && packets.in_flight == self.arena.live() as u64,
+            "packet balance broken: {packets:?}, arena holds {}",
+            self.arena.live()
+        );
+        self.arena.release_slots();
+        self.q.release_pending();
+        self.parts.release_pending();
+        for a in &mut self.agents {
+            a.meters_mut().release_log();
+        }
     }
 
     /// Process every event up to and including time `end`.

@@ -127,6 +127,14 @@ impl Parts {
         (parts, first)
     }
 
+    /// Forget the pending events of the parked queues, keeping their counts
+    /// ([`EventQueue::release_pending`]): at the end of a run.
+    pub fn release_pending(&mut self) {
+        for q in self.parked.iter_mut().flatten() {
+            q.release_pending();
+        }
+    }
+
     /// Number of parts.
     pub fn len(&self) -> usize {
         self.flows.len()

@@ -319,15 +319,10 @@ impl RunResult {
             .map(|(i, a)| flow_result(sim, i, end, a))
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
+        // The packet balance was checked when the run ended
+        // (`Sim::release_run_state`).
         let mut packets = sim.counters;
         packets.in_flight = sim.in_flight();
-        // Checked on every run (it costs one pass over the links): a leak or a
-        // double count is a simulator bug, reported as an internal error.
-        assert!(
-            packets.conserved() && packets.in_flight == sim.arena_live() as u64,
-            "packet balance broken: {packets:?}, arena holds {}",
-            sim.arena_live()
-        );
         let summary = Summary {
             seed: sc.seed,
             duration_s: to_secs(sc.duration),
