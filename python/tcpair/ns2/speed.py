@@ -173,22 +173,23 @@ def _ratios(prefix: str, ours: list[float], theirs: list[float]) -> dict[str, fl
 
 def _core_alone(cmd: list[str], case: str) -> float:
     """One whole process of the core's own program; its failure in the user's terms."""
-    why = None
     try:
         wall, out = _timed(cmd)
-        json.loads(out)["summary"]["events"]
     except OSError as e:
-        why = e.strerror or str(e)
+        raise CoreBinaryFailed(_not_run(cmd[0], case, e.strerror or str(e))) from None
     except RuntimeError as e:
-        why = str(e)
+        raise CoreBinaryFailed(_not_run(cmd[0], case, str(e))) from None
+    try:
+        json.loads(out)["summary"]["events"]
     except (ValueError, KeyError, TypeError):
         why = "its output is not the JSON answer of tcpair-sim --summary"
-    if why is not None:
-        raise CoreBinaryFailed(
-            f"--core-binary {cmd[0]} did not run case {case}: {why}; build the core's "
-            "program with: cargo build --release --bin tcpair-sim"
-        )
+        raise CoreBinaryFailed(_not_run(cmd[0], case, why)) from None
     return wall
+
+
+def _not_run(binary: str, case: str, why: str) -> str:
+    return (f"--core-binary {binary} did not run case {case}: {why}; build the core's "
+            "program with: cargo build --release --bin tcpair-sim")
 
 
 def bytecode_cached() -> bool:
