@@ -260,7 +260,6 @@ impl Arena {
         self.free.push(r);
     }
 
-    /// Packets currently allocated (in a queue, on a wire, or held).
     /// Give back the slots' memory at the end of a run, keeping the count of
     /// live packets (the results check it): no packet may be read or
     /// allocated afterwards.
@@ -269,6 +268,7 @@ impl Arena {
         self.free = Vec::new();
     }
 
+    /// Packets currently allocated (in a queue, on a wire, or held).
     pub fn live(&self) -> usize {
         self.live
     }

@@ -336,14 +336,14 @@ impl Sim {
         Ok((self, wall.elapsed().as_secs_f64()))
     }
 
-    /// At the end of a run, before its results are built: check the packet
-    /// balance, then give back the memory only the run needed (the packets,
+    /// At the end of a run, before its results are built: count the packets
+    /// in flight and check the packet balance, then give back the memory only the run needed (the packets,
     /// the pending events, the logs of deferred totals), so that building
     /// the results does not add to the run's peak. With many flows that
     /// state is most of the run's memory.
     fn release_run_state(&mut self) {
-        let mut packets = self.counters;
-        packets.in_flight = self.in_flight();
+        self.counters.in_flight = self.in_flight();
+        let packets = self.counters;
         // Checked on every run (it costs one pass over the links): a leak or
         // a double count is a simulator bug, reported as an internal error.
         assert!(

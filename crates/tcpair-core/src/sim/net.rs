@@ -221,11 +221,6 @@ impl Sim {
             .sum();
         links + self.flows.iter().map(|f| f.held).sum::<u64>()
     }
-
-    /// Packets allocated in the arena (must equal `in_flight()`).
-    pub fn arena_live(&self) -> usize {
-        self.arena.live()
-    }
 }
 
 impl From<DropCause> for DropCauseKind {

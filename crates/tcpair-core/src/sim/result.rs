@@ -319,10 +319,9 @@ impl RunResult {
             .map(|(i, a)| flow_result(sim, i, end, a))
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_kbps).collect();
-        // The packet balance was checked when the run ended
-        // (`Sim::release_run_state`).
-        let mut packets = sim.counters;
-        packets.in_flight = sim.in_flight();
+        // Packets in flight were counted, and the balance checked, when the
+        // run ended (`Sim::release_run_state`).
+        let packets = sim.counters;
         let summary = Summary {
             seed: sc.seed,
             duration_s: to_secs(sc.duration),
