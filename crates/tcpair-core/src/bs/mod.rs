@@ -21,6 +21,7 @@ use crate::net::LinkKind;
 use crate::packet::{FlowId, NodeId, Packet};
 use crate::registry::{self, Entry};
 
+pub mod cache;
 pub mod meter;
 mod meter_codes;
 mod meter_log;

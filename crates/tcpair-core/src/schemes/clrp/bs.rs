@@ -31,12 +31,11 @@
 //! - A sender retransmission of a cached packet refreshes the cached copy
 //!   and is forwarded; one of a packet never cached (lost upstream) is cached.
 
-use std::collections::VecDeque;
-
 use super::bs_timer::LocalTimer;
 use super::holes::HoleTracker;
 use super::notices::NoticeList;
 use super::{DEFAULT_HOLE_THRESHOLD, DEFAULT_MAX_BLOCKS, DEFAULT_RXMIT_THRESHOLD};
+use crate::bs::cache::{Cache, Store};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict, SEQ_BYTES};
 use crate::engine::{secs, Time};
 use crate::error::{from_value, in_range, ConfigError, Shown};
@@ -163,7 +162,9 @@ pub(super) struct Conn {
     /// The last DUPACK value counted as a wired loss (counted once).
     up_wired: Option<u32>,
     // FH -> MH
-    pub(super) cache: VecDeque<Packet>,
+    /// Cached packets in sequence order (in the agent's store,
+    /// [`ClrpBs::store`]).
+    pub(super) cache: Cache,
     cache_bytes: i64,
     highest: Option<u32>,
     /// Latest FH send time among the packets forwarded toward the MH.
@@ -185,7 +186,7 @@ impl Conn {
             up: HoleTracker::new(p.hole_threshold),
             up_last_ack: None,
             up_wired: None,
-            cache: VecDeque::new(),
+            cache: Cache::default(),
             cache_bytes: 0,
             highest: None,
             fwd_mark: 0,
@@ -198,16 +199,16 @@ impl Conn {
         }
     }
 
-    fn cached(&self, seq: u32) -> Option<usize> {
+    fn cached(&self, store: &Store<Packet>, seq: u32) -> Option<usize> {
         // The cache is in sequence order. Most look-ups are of a new packet
         // (past the newest cached) or of the oldest (the loss an ACK
         // reports): those need not search, each probe a packet of its own.
-        match (self.cache.front(), self.cache.back()) {
+        match (self.cache.front(store), self.cache.back(store)) {
             (Some(first), Some(last)) if first.seq <= seq && seq <= last.seq => {
                 if first.seq == seq {
                     Some(0)
                 } else {
-                    self.cache.binary_search_by_key(&seq, |p| p.seq).ok()
+                    self.cache.find(store, seq).ok()
                 }
             }
             _ => None,
@@ -219,8 +220,9 @@ impl Conn {
     /// if the ACK was triggered by a packet sent no earlier than the cached
     /// copy (it followed that copy over the FIFO wireless hop, so the copy
     /// was lost there); Some(false) if it predates the copy (stale).
-    fn wireless_loss(&self, seq: u32, echo: Time) -> Option<bool> {
-        self.cached(seq).map(|j| echo >= self.cache[j].sent_at)
+    fn wireless_loss(&self, store: &Store<Packet>, seq: u32, echo: Time) -> Option<bool> {
+        self.cached(store, seq)
+            .map(|j| echo >= self.cache.get(store, j).sent_at)
     }
 
     /// Packets and bytes held: cached packets, plus each remembered
@@ -239,6 +241,8 @@ impl Conn {
 pub struct ClrpBs {
     pub(super) p: ClrpParams,
     pub(super) conns: Vec<Conn>,
+    /// The packets every connection's [`Cache`] holds.
+    pub(super) store: Store<Packet>,
     meters: Meters,
     pub(super) timer: LocalTimer,
 }
@@ -248,6 +252,7 @@ impl ClrpBs {
         Self {
             p,
             conns: Vec::new(),
+            store: Store::default(),
             meters: Meters::default(),
             timer: LocalTimer::default(),
         }
@@ -304,12 +309,12 @@ impl ClrpBs {
     /// FH -> MH: a data packet from the FH about to cross the wireless hop.
     fn data_to_mh(&mut self, i: usize, pkt: &Packet) {
         let limit = self.p.cache;
-        let c = &mut self.conns[i];
+        let (c, store) = (&mut self.conns[i], &mut self.store);
         c.fwd_mark = c.fwd_mark.max(pkt.sent_at);
         let seq = pkt.seq;
-        if let Some(k) = c.cached(seq) {
+        if let Some(k) = c.cached(store, seq) {
             // A sender retransmission of a cached packet: keep the newer copy.
-            c.cache[k] = *pkt;
+            *c.cache.get_mut(store, k) = *pkt;
             return;
         }
         if c.down_last_ack.is_some_and(|a| seq < a) {
@@ -322,16 +327,15 @@ impl ClrpBs {
         c.cache_bytes += i64::from(pkt.size);
         if c.highest.is_none_or(|h| seq > h) {
             c.highest = Some(seq);
-            c.cache.push_back(*pkt);
+            c.cache.push_back(store, *pkt);
         } else {
-            let k = c.cache.partition_point(|p| p.seq < seq);
-            c.cache.insert(k, *pkt);
+            c.cache.insert_sorted(store, *pkt);
         }
     }
 
     /// FH -> MH: an ACK from the MH, with TCP-MH's loss blocks.
     fn ack_from_mh(&mut self, i: usize, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
-        let c = &mut self.conns[i];
+        let (c, store) = (&mut self.conns[i], &mut self.store);
         let ack = pkt.seq;
         let blocks = pkt.loss;
         if !blocks.is_empty() {
@@ -343,9 +347,9 @@ impl ClrpBs {
         if c.down_last_ack.is_none_or(|l| ack > l) {
             c.down_last_ack = Some(ack);
             c.down_lost_ack = None;
-            while let Some(p) = c.cache.front().filter(|p| p.seq < ack) {
+            while let Some(p) = c.cache.front(store).filter(|p| p.seq < ack) {
                 c.cache_bytes -= i64::from(p.size);
-                c.cache.pop_front();
+                c.cache.pop_front(store);
             }
         }
         // A reported number the BS holds is a wireless loss; one it never
@@ -356,7 +360,7 @@ impl ClrpBs {
         let mut wireless = [0u32; MAX_LOSS_BLOCKS];
         let mut n = 0;
         for &s in blocks.as_slice().iter().filter(|&&s| s >= ack) {
-            match c.wireless_loss(s, pkt.ts_echo) {
+            match c.wireless_loss(store, s, pkt.ts_echo) {
                 Some(true) => {
                     wireless[n] = s;
                     n += 1;
@@ -374,8 +378,8 @@ impl ClrpBs {
             &mut c.rtx,
         );
         for k in 0..c.rtx.len() {
-            if let Some(j) = c.cached(c.rtx[k]) {
-                let mut p = c.cache[j];
+            if let Some(j) = c.cached(store, c.rtx[k]) {
+                let mut p = *c.cache.get(store, j);
                 p.retx = Retx::BaseStation; // keeps the sender's `sent_at`
                 out.inject.push(p);
                 c.c.local_retransmits += 1;
@@ -390,7 +394,7 @@ impl ClrpBs {
                 c.c.dupacks_forwarded += 1;
                 return Verdict::Forward;
             }
-            if c.wireless_loss(ack, pkt.ts_echo) == Some(true) {
+            if c.wireless_loss(store, ack, pkt.ts_echo) == Some(true) {
                 // A wireless loss the BS repairs: hidden from the FH.
                 c.c.dupacks_suppressed += 1;
                 return Verdict::Absorb;
@@ -471,9 +475,9 @@ impl BsAgent for ClrpBs {
         };
         let i = flow as usize;
         let c = &mut self.conns[i];
-        if let Some(copy) = self
-            .timer
-            .fire(period, now, i, c.cache.front(), c.down_last_ack)
+        if let Some(copy) =
+            self.timer
+                .fire(period, now, i, c.cache.front(&self.store), c.down_last_ack)
         {
             c.c.timer_retransmits += 1;
             out.inject.push(copy);

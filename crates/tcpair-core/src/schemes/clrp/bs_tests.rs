@@ -304,12 +304,13 @@ fn fh_to_mh_local_timer_leaves_wired_losses_to_the_sender() {
 #[test]
 fn cache_lookup_agrees_with_a_full_search() {
     let mut c = Conn::new(&ClrpParams::default());
-    assert_eq!(c.cached(5), None);
+    let mut store = Store::default();
+    assert_eq!(c.cached(&store, 5), None);
     for seq in [3u32, 4, 7, 9, 12] {
-        c.cache.push_back(pkt(0, PktKind::Data, seq));
+        c.cache.push_back(&mut store, pkt(0, PktKind::Data, seq));
     }
     for seq in 0..15 {
-        let full = c.cache.iter().position(|p| p.seq == seq);
-        assert_eq!(c.cached(seq), full, "seq {seq}");
+        let full = c.cache.iter(&store).position(|p| p.seq == seq);
+        assert_eq!(c.cached(&store, seq), full, "seq {seq}");
     }
 }

@@ -50,11 +50,10 @@
 //! - Karn: the RTT sample of a new ACK is the local send time of the last
 //!   packet it frees, taken only if no packet it frees was sent twice.
 
-use std::collections::VecDeque;
-
 use super::eln_track::MhElnTracker;
 use super::params::{parse, SnoopParams};
 use super::rtt::RttEst;
+use crate::bs::cache::{Cache, Entry, Store};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::ConfigError;
@@ -78,20 +77,28 @@ pub(super) struct Cached {
     /// When the BS last sent it toward the MH (forwarded or retransmitted).
     sent_local: Time,
     /// Local retransmissions since the sender last sent it.
-    nrtx: u32,
+    pub(super) nrtx: u32,
     /// Sent more than once through the BS (locally or by the sender): its
     /// ACK gives no RTT sample (Karn).
     ambiguous: bool,
     /// Arrived out of sequence without being cached: lost upstream
     /// (Amir et al. 1995 §3.1 snoop_output case 3).
-    congestion: bool,
+    pub(super) congestion: bool,
+}
+
+impl Entry for Cached {
+    #[inline]
+    fn seq(&self) -> u32 {
+        self.pkt.seq
+    }
 }
 
 /// FH -> MH state of one connection.
 #[derive(Debug, Default)]
 pub(super) struct Conn {
-    /// Cached packets, sorted by seq, all >= `last_ack`.
-    pub(super) cache: VecDeque<Cached>,
+    /// Cached packets, sorted by seq, all >= `last_ack` (in the agent's
+    /// store, [`Snoop::store`]).
+    pub(super) cache: Cache,
     /// Highest seq seen from the FH.
     highest: Option<u32>,
     /// Last ACK seen from the MH.
@@ -125,6 +132,8 @@ struct Counters {
 pub struct Snoop {
     p: SnoopParams,
     pub(super) conns: Vec<Conn>,
+    /// The packets every connection's [`Cache`] holds.
+    pub(super) store: Store<Cached>,
     mh: MhElnTracker,
     pub(super) meters: Meters,
 }
@@ -134,6 +143,7 @@ impl Snoop {
         Self {
             p,
             conns: Vec::new(),
+            store: Store::default(),
             mh: MhElnTracker::default(),
             meters: Meters::default(),
         }
@@ -145,9 +155,15 @@ impl Snoop {
     }
 
     /// Send a copy of the cached packet at `idx` again toward the MH.
-    fn retransmit(conn: &mut Conn, idx: usize, now: Time, out: &mut BsOut) {
+    fn retransmit(
+        conn: &mut Conn,
+        store: &mut Store<Cached>,
+        idx: usize,
+        now: Time,
+        out: &mut BsOut,
+    ) {
         let highest = conn.highest.unwrap_or(0);
-        let e = &mut conn.cache[idx];
+        let e = conn.cache.get_mut(store, idx);
         let mut p = e.pkt;
         p.retx = Retx::BaseStation; // keeps the sender's `sent_at`
         out.inject.push(p);
@@ -170,19 +186,19 @@ impl Snoop {
     fn data_to_mh(&mut self, now: Time, pkt: &Packet) {
         let i = self.conn(pkt.flow);
         let p = self.p;
-        let conn = &mut self.conns[i];
+        let (conn, store) = (&mut self.conns[i], &mut self.store);
         let seq = pkt.seq;
         let new = conn.highest.is_none_or(|h| seq > h);
         if new {
             // Case 1: a new packet in the normal sequence: cache and forward.
             conn.highest = Some(seq);
         } else {
-            match conn.cache.binary_search_by_key(&seq, |e| e.pkt.seq) {
+            match conn.cache.find(store, seq) {
                 Ok(k) => {
                     // Case 2: a sender retransmission of a cached packet: reset
                     // its local retransmission count (Amir et al. 1995 §3.1) and
                     // forward it (our choice: it is already on its way).
-                    let e = &mut conn.cache[k];
+                    let e = conn.cache.get_mut(store, k);
                     e.nrtx = 0;
                     e.ambiguous = true;
                     e.sent_local = now;
@@ -213,11 +229,10 @@ impl Snoop {
             congestion: !new,
         };
         if new {
-            conn.cache.push_back(e);
+            conn.cache.push_back(store, e);
         } else {
             conn.c.congestion_marked += 1;
-            let k = conn.cache.partition_point(|c| c.pkt.seq < seq);
-            conn.cache.insert(k, e);
+            conn.cache.insert_sorted(store, e);
         }
         self.meters.add(now, pkt.flow, 1, i64::from(pkt.size));
         if conn.timer.is_none() {
@@ -229,7 +244,7 @@ impl Snoop {
     fn ack_from_mh(&mut self, now: Time, pkt: &Packet, out: &mut BsOut) -> Verdict {
         let i = self.conn(pkt.flow);
         let p = self.p;
-        let conn = &mut self.conns[i];
+        let (conn, store) = (&mut self.conns[i], &mut self.store);
         let ack = pkt.seq;
         let Some(last) = conn.last_ack else {
             conn.last_ack = Some(ack);
@@ -247,8 +262,8 @@ impl Snoop {
             return Verdict::Forward;
         }
         // Case 2: a DUPACK.
-        let found = conn.cache.binary_search_by_key(&ack, |e| e.pkt.seq).ok();
-        let Some(k) = found.filter(|&k| !conn.cache[k].congestion) else {
+        let found = conn.cache.find(store, ack).ok();
+        let Some(k) = found.filter(|&k| !conn.cache.get(store, k).congestion) else {
             // Not cached or a congestion loss: the sender must repair it and
             // invoke its congestion control (Amir et al. 1995 §3.1 case 2a).
             conn.c.dupacks_forwarded += 1;
@@ -263,7 +278,8 @@ impl Snoop {
             conn.timer = Some(now + conn.rtt.rto(&p));
             return Verdict::Absorb;
         }
-        if pkt.ts_echo < conn.cache[k].pkt.sent_at {
+        let wanted = conn.cache.get(store, k);
+        if pkt.ts_echo < wanted.pkt.sent_at {
             // A DUPACK triggered by a packet the FH sent *before* the wanted
             // one (its echoed timestamp is older): a duplicate delivery, e.g.
             // of an earlier local retransmission, not a report that the
@@ -273,14 +289,14 @@ impl Snoop {
             conn.c.stale_dupacks += 1;
             return Verdict::Absorb;
         }
-        if conn.rtt.too_early(now, conn.cache[k].sent_local) {
+        if conn.rtt.too_early(now, wanted.sent_local) {
             // Triggered by a packet forwarded before the wanted one's last
             // copy (above): no report of its loss either.
             conn.c.dupacks_suppressed += 1;
             conn.c.stale_dupacks += 1;
             return Verdict::Absorb;
         }
-        if conn.cache[k].nrtx >= p.max_local_rtx {
+        if wanted.nrtx >= p.max_local_rtx {
             // Local retransmissions used up: left to the sender.
             conn.c.dupacks_forwarded += 1;
             return Verdict::Forward;
@@ -299,7 +315,7 @@ impl Snoop {
         let highest = conn.highest.unwrap_or(ack);
         conn.exp_for = Some(ack);
         conn.exp_left = highest.saturating_sub(from).saturating_sub(1);
-        Self::retransmit(conn, k, now, out);
+        Self::retransmit(conn, store, k, now, out);
         conn.timer = Some(now + conn.rtt.rto(&p));
         conn.c.dupacks_suppressed += 1;
         Verdict::Absorb
@@ -308,14 +324,14 @@ impl Snoop {
     /// Case 3 of snoop_input(): a new ACK.
     fn new_ack(&mut self, now: Time, i: usize, flow: FlowId, ack: u32, out: &mut BsOut) {
         let p = self.p;
-        let conn = &mut self.conns[i];
+        let (conn, store) = (&mut self.conns[i], &mut self.store);
         // Free the cache below `ack`; RTT sample from the last packet freed,
         // unless a packet this ACK covers was sent more than once (Karn).
         let (mut n, mut bytes, mut ambiguous) = (0i64, 0i64, false);
         // The last packet freed: its sequence number and when it left the BS
         // (read in place: an entry is a whole packet, not worth copying out).
         let mut last_freed: Option<(u32, Time)> = None;
-        while let Some(e) = conn.cache.front() {
+        while let Some(e) = conn.cache.front(store) {
             if e.pkt.seq >= ack {
                 break;
             }
@@ -323,7 +339,7 @@ impl Snoop {
             bytes += i64::from(e.pkt.size);
             ambiguous |= e.ambiguous;
             last_freed = Some((e.pkt.seq, e.sent_local));
-            conn.cache.pop_front();
+            conn.cache.pop_front(store);
         }
         if n > 0 {
             self.meters.add(now, flow, -n, -bytes);
@@ -343,7 +359,7 @@ impl Snoop {
         conn.exp_for = None;
         conn.exp_left = 0;
         if recovering && ack <= conn.rtx_mark {
-            if let Some(e) = conn.cache.front() {
+            if let Some(e) = conn.cache.front(store) {
                 let evidence = !conn.rtt.too_early(now, e.sent_local);
                 if e.pkt.seq == ack && !e.congestion && e.nrtx < p.max_local_rtx && evidence {
                     // DUPACKs still to come for `ack`: from packets forwarded
@@ -351,7 +367,7 @@ impl Snoop {
                     let mark = conn.rtx_mark;
                     conn.exp_for = Some(ack);
                     conn.exp_left = conn.highest.unwrap_or(mark).saturating_sub(mark);
-                    Self::retransmit(conn, 0, now, out);
+                    Self::retransmit(conn, store, 0, now, out);
                 }
             }
         }
@@ -361,9 +377,11 @@ impl Snoop {
     /// Local retransmission timeout of one connection.
     fn timeout(&mut self, i: usize, now: Time, out: &mut BsOut) {
         let p = self.p;
-        let conn = &mut self.conns[i];
+        let (conn, store) = (&mut self.conns[i], &mut self.store);
         conn.timer = None;
-        let Some(e) = conn.cache.front() else { return };
+        let Some(e) = conn.cache.front(store) else {
+            return;
+        };
         let wanted = conn.last_ack.unwrap_or(e.pkt.seq);
         if e.pkt.seq != wanted || e.congestion || e.nrtx >= p.max_local_rtx {
             // The MH waits for a packet not cached, a congestion loss, or one
@@ -385,7 +403,7 @@ impl Snoop {
         };
         conn.exp_for = Some(wanted);
         conn.exp_left += highest.saturating_sub(since);
-        Self::retransmit(conn, 0, now, out);
+        Self::retransmit(conn, store, 0, now, out);
         conn.timer = Some(now + conn.rtt.rto(&p));
     }
 }
@@ -427,14 +445,7 @@ impl BsAgent for Snoop {
         if let Some(c) = self.conns.get(flow as usize) {
             match stage {
                 0 => crate::engine::prefetch_all(c),
-                _ => {
-                    if let Some(f) = c.cache.front() {
-                        crate::engine::prefetch(f);
-                    }
-                    if let Some(b) = c.cache.back() {
-                        crate::engine::prefetch(b);
-                    }
-                }
+                _ => c.cache.prefetch_ends(&self.store),
             }
         }
     }
@@ -455,9 +466,10 @@ impl BsAgent for Snoop {
         let Some(conn) = self.conns.get_mut(pkt.flow as usize) else {
             return;
         };
-        if let Ok(k) = conn.cache.binary_search_by_key(&pkt.seq, |e| e.pkt.seq) {
-            if !conn.cache[k].congestion {
-                conn.cache[k].congestion = true;
+        if let Ok(k) = conn.cache.find(&self.store, pkt.seq) {
+            let e = conn.cache.get_mut(&mut self.store, k);
+            if !e.congestion {
+                e.congestion = true;
                 conn.c.congestion_marked += 1;
             }
         }

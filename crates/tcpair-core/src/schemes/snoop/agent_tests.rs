@@ -53,7 +53,7 @@ fn sender_retransmission_of_a_cached_packet_resets_its_count() {
     ack(&mut bs, MS, 0, 1, &mut out);
     assert_eq!(ack(&mut bs, 2 * MS, 0, 1, &mut out), Verdict::Absorb);
     assert_eq!(injected(&mut out), vec![1]);
-    assert_eq!(bs.conns[0].cache[0].nrtx, 1);
+    assert_eq!(bs.conns[0].cache.get(&bs.store, 0).nrtx, 1);
     // The FH retransmits 1 itself: forwarded, count reset, not cached twice.
     let mut p = pkt(0, PktKind::Data, 1);
     p.retx = Retx::Sender;
@@ -61,7 +61,7 @@ fn sender_retransmission_of_a_cached_packet_resets_its_count() {
         bs.on_packet(3 * MS, &DOWN, &mut p, &mut out),
         Verdict::Forward
     );
-    assert_eq!(bs.conns[0].cache[0].nrtx, 0);
+    assert_eq!(bs.conns[0].cache.get(&bs.store, 0).nrtx, 0);
     assert_eq!(bs.meters().total().pkts, 5);
     assert_eq!(counter(&bs, 0, "sender_retransmits"), 1);
     assert!(out.inject.is_empty());
@@ -82,9 +82,13 @@ fn uncached_out_of_sequence_packet_is_a_congestion_loss() {
     // The sender's retransmission of 2 arrives: cached, marked.
     assert_eq!(data(&mut bs, 2 * MS, 0, 2, &mut out), Verdict::Forward);
     assert_eq!(counter(&bs, 0, "congestion_marked"), 1);
-    let seqs: Vec<u32> = bs.conns[0].cache.iter().map(|e| e.pkt.seq).collect();
+    let seqs: Vec<u32> = bs.conns[0]
+        .cache
+        .iter(&bs.store)
+        .map(|e| e.pkt.seq)
+        .collect();
     assert_eq!(seqs, vec![2, 3, 4]);
-    assert!(bs.conns[0].cache[0].congestion);
+    assert!(bs.conns[0].cache.get(&bs.store, 0).congestion);
     // Its DUPACKs are forwarded too, no local retransmission.
     assert_eq!(ack(&mut bs, 3 * MS, 0, 2, &mut out), Verdict::Forward);
     assert_eq!(counter(&bs, 0, "dupacks_forwarded"), 2);

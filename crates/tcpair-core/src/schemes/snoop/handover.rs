@@ -5,7 +5,8 @@
 //! connection's cache, RTT estimate and counters, and the new BS adopts them;
 //! its timer then retransmits what the MH has not acknowledged.
 
-use super::agent::{Conn, Snoop};
+use super::agent::{Cached, Conn, Snoop};
+use crate::bs::cache::Store;
 use crate::bs::conn_slot;
 use crate::engine::Time;
 use crate::packet::FlowId;
@@ -18,12 +19,13 @@ impl Snoop {
         flow: FlowId,
     ) -> Option<Box<dyn std::any::Any + Send>> {
         let conn = self.conns.get_mut(flow as usize)?;
-        let conn = std::mem::take(conn);
-        let (n, bytes) = held(&conn);
+        let mut conn = std::mem::take(conn);
+        let (n, bytes) = held(&conn, &self.store);
+        let cached = conn.cache.take_all(&mut self.store);
         if n > 0 {
             self.meters.add(now, flow, -n, -bytes);
         }
-        Some(Box::new(conn))
+        Some(Box::new(Moving { conn, cached }))
     }
 
     /// Adopt `flow`'s connection state from the old BS, replacing this
@@ -36,26 +38,36 @@ impl Snoop {
         state: Box<dyn std::any::Any + Send>,
         data_path: u32,
     ) {
-        let Ok(mut conn) = state.downcast::<Conn>() else {
+        let Ok(moving) = state.downcast::<Moving>() else {
             return;
         };
-        for e in conn.cache.iter_mut() {
+        let Moving { mut conn, cached } = *moving;
+        for mut e in cached {
             e.pkt.path = data_path;
+            conn.cache.push_back(&mut self.store, e);
         }
         self.meters.touch(flow);
         let i = conn_slot(&mut self.conns, flow, Default::default);
-        let (old_n, old_bytes) = held(&self.conns[i]);
-        let (n, bytes) = held(&conn);
+        let (old_n, old_bytes) = held(&self.conns[i], &self.store);
+        let (n, bytes) = held(&conn, &self.store);
         conn.timer = (!conn.cache.is_empty()).then_some(now);
-        self.conns[i] = *conn;
+        let mut old = std::mem::replace(&mut self.conns[i], conn);
+        old.cache.take_all(&mut self.store);
         if n - old_n != 0 || bytes - old_bytes != 0 {
             self.meters.add(now, flow, n - old_n, bytes - old_bytes);
         }
     }
 }
 
+/// A connection on its way to another BS: its state and its cached
+/// packets, in sequence order (they leave the old agent's store).
+struct Moving {
+    conn: Conn,
+    cached: Vec<Cached>,
+}
+
 /// Packets and bytes a connection's cache holds.
-fn held(c: &Conn) -> (i64, i64) {
-    let bytes: i64 = c.cache.iter().map(|e| i64::from(e.pkt.size)).sum();
+fn held(c: &Conn, store: &Store<Cached>) -> (i64, i64) {
+    let bytes: i64 = c.cache.iter(store).map(|e| i64::from(e.pkt.size)).sum();
     (c.cache.len() as i64, bytes)
 }

@@ -5,7 +5,8 @@
 //! Map of the scheme:
 //! - BS parts: [`agent`] (`snoop`: per-connection cache, local
 //!   retransmission with a Jacobson timer, DUPACK suppression, §3.1's
-//!   `snoop_output()`/`snoop_input()`), [`eln_snoop`] (`eln_snoop`: no cache,
+//!   `snoop_output()`/`snoop_input()`; its packets in `bs::cache`, one
+//!   store for all of an agent's connections), [`eln_snoop`] (`eln_snoop`: no cache,
 //!   ELN on DUPACKs for packets the BS forwarded) and [`eln_track`] (the
 //!   MH -> FH half both share: holes in what arrives from the MH get ELN on
 //!   the FH's DUPACKs); [`params`]: Snoop's parameters and their defaults.
