@@ -47,10 +47,42 @@ pub mod flags {
     pub const IMPAIR_COPY: u8 = 1 << 1;
 }
 
-/// One packet on the wire. Plain data, `Copy`, kept small: it lives in the arena
-/// and is moved by index.
+/// One packet on the wire, its options included. Plain data, `Copy`: it
+/// lives in the arena and is moved by index.
+pub type Packet = PacketOf<Options>;
+
+/// A packet as the arena keeps it: its options stored apart, by their place
+/// in the arena (0: none). Most packets carry no option, and a packet with
+/// its options inline took 152 bytes where this takes 64: at 10,000 Snoop
+/// flows the arena held 4.4 KiB a flow (docs/performance.md).
+pub type Stored = PacketOf<u32>;
+const _: () = assert!(
+    std::mem::size_of::<Stored>() == 64,
+    "a stored packet is 64 bytes"
+);
+
+/// A packet's options (TCP options and the schemes' own).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Options {
+    pub sack: SackBlocks,
+    /// Syndrome attached numbers (data packets relayed by Syndrome BSs).
+    pub syn: SynTags,
+    /// CLRP loss blocks (ACKs between a CLRP BS and a TCP-MH).
+    pub loss: LossBlocks,
+}
+
+impl Options {
+    /// No option at all (what most packets carry).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.sack.len == 0 && self.loss.is_empty() && self.syn.is_empty()
+    }
+}
+
+/// The fields of a packet; `opts` its options ([`Packet`]) or where the
+/// arena keeps them ([`Stored`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Packet {
+pub struct PacketOf<O> {
     /// Unique id within the run (ground truth; copies get a new id).
     pub id: u64,
     pub flow: FlowId,
@@ -68,11 +100,6 @@ pub struct Packet {
     /// Timestamp echoed by the receiver on an ACK (RFC 7323 TSecr): the
     /// `sent_at` of the data packet that triggered the ACK.
     pub ts_echo: Time,
-    pub sack: SackBlocks,
-    /// Syndrome attached numbers (data packets relayed by Syndrome BSs).
-    pub syn: SynTags,
-    /// CLRP loss blocks (ACKs between a CLRP BS and a TCP-MH).
-    pub loss: LossBlocks,
     /// Index of the next hop on the packet's precomputed path (source routing of
     /// static shortest paths; see `net::Routes`).
     pub hop: u16,
@@ -83,6 +110,36 @@ pub struct Packet {
     /// ACK: the receiver's advertised window in segments (`u32::MAX`: no
     /// limit, the default; 0: a zero window, Freeze-TCP).
     pub rwnd: u32,
+    pub opts: O,
+}
+
+impl<O> PacketOf<O> {
+    /// The same packet with options `opts`.
+    #[inline(always)]
+    pub fn with_opts<P>(self, opts: P) -> PacketOf<P> {
+        PacketOf {
+            id: self.id,
+            flow: self.flow,
+            kind: self.kind,
+            src: self.src,
+            dst: self.dst,
+            size: self.size,
+            seq: self.seq,
+            flags: self.flags,
+            retx: self.retx,
+            sent_at: self.sent_at,
+            ts_echo: self.ts_echo,
+            hop: self.hop,
+            path: self.path,
+            rwnd: self.rwnd,
+            opts,
+        }
+    }
+
+    #[inline]
+    pub fn has_flag(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
 }
 
 impl Packet {
@@ -108,9 +165,7 @@ impl Packet {
             retx: Retx::Original,
             sent_at,
             ts_echo: 0,
-            sack: SackBlocks::default(),
-            syn: SynTags::default(),
-            loss: LossBlocks::default(),
+            opts: Options::default(),
             hop: 0,
             path: 0,
             rwnd: u32::MAX,
@@ -140,9 +195,7 @@ impl Packet {
             retx: Retx::Original,
             sent_at,
             ts_echo,
-            sack: SackBlocks::default(),
-            syn: SynTags::default(),
-            loss: LossBlocks::default(),
+            opts: Options::default(),
             hop: 0,
             path: 0,
             rwnd: u32::MAX,
@@ -155,11 +208,6 @@ impl Packet {
         self.retx = retx;
         self
     }
-
-    #[inline]
-    pub fn has_flag(&self, f: u8) -> bool {
-        self.flags & f != 0
-    }
 }
 
 /// Slab of packets with a free list: no allocation per packet once warm.
@@ -171,8 +219,12 @@ impl Packet {
 /// depend on how the parts' events interleave (`sim::parts`).
 #[derive(Debug)]
 pub struct Arena {
-    slots: Vec<Packet>,
+    slots: Vec<Stored>,
     free: Vec<PktRef>,
+    /// The options of the packets that carry some; place 0 is no option
+    /// and is never freed, so a packet without options reads it.
+    opts: Vec<Options>,
+    opts_free: Vec<u32>,
     live: usize,
     /// The id space of each flow (empty: every flow in space 0).
     space_of_flow: Vec<u32>,
@@ -191,6 +243,8 @@ impl Arena {
         Self {
             slots: Vec::with_capacity(256),
             free: Vec::with_capacity(256),
+            opts: vec![Options::default()],
+            opts_free: Vec::new(),
             live: 0,
             space_of_flow: Vec::new(),
             next_id: vec![0],
@@ -223,39 +277,84 @@ impl Arena {
         self.alloc_with(|| p)
     }
 
-    /// [`Self::alloc`] of the packet `make` builds, built in its slot: a
-    /// packet is 152 bytes, and building it elsewhere first costs a copy.
+    /// [`Self::alloc`] of the packet `make` builds.
     #[inline(always)]
     pub fn alloc_with(&mut self, make: impl FnOnce() -> Packet) -> PktRef {
+        let p = make();
+        let opts = self.keep_opts(0, &p.opts);
+        let mut s = p.with_opts(opts);
+        s.id = self.next_id(s.flow);
         self.live += 1;
-        let r = match self.free.pop() {
+        match self.free.pop() {
             Some(r) => {
-                self.slots[r as usize] = make();
+                self.slots[r as usize] = s;
                 r
             }
             None => {
-                self.slots.push(make());
+                self.slots.push(s);
                 (self.slots.len() - 1) as PktRef
             }
-        };
-        let flow = self.slots[r as usize].flow;
-        self.slots[r as usize].id = self.next_id(flow);
-        r
+        }
     }
 
+    /// Where options `o` are kept for a packet whose options were at
+    /// `at`: 0 if it has none (`at` freed), else `at` or a new place.
     #[inline]
-    pub fn get(&self, r: PktRef) -> &Packet {
+    fn keep_opts(&mut self, at: u32, o: &Options) -> u32 {
+        if o.is_empty() {
+            if at != 0 {
+                self.opts_free.push(at);
+            }
+            return 0;
+        }
+        let at = match at {
+            0 => match self.opts_free.pop() {
+                Some(k) => k,
+                None => {
+                    self.opts.push(Options::default());
+                    u32::try_from(self.opts.len() - 1).expect("fewer than 2^32 packets")
+                }
+            },
+            k => k,
+        };
+        self.opts[at as usize] = *o;
+        at
+    }
+
+    /// Packet `r`, its options included.
+    #[inline]
+    pub fn get(&self, r: PktRef) -> Packet {
+        let s = &self.slots[r as usize];
+        s.with_opts(self.opts[s.opts as usize])
+    }
+
+    /// Packet `r`'s fields without its options (`opts` is where they are kept).
+    #[inline]
+    pub fn head(&self, r: PktRef) -> &Stored {
         &self.slots[r as usize]
     }
 
+    /// Packet `r`'s fields, to change any but its options (which [`Self::set`] changes).
     #[inline]
-    pub fn get_mut(&mut self, r: PktRef) -> &mut Packet {
+    pub fn head_mut(&mut self, r: PktRef) -> &mut Stored {
         &mut self.slots[r as usize]
+    }
+
+    /// Packet `r` becomes `p` (its id included).
+    #[inline]
+    pub fn set(&mut self, r: PktRef, p: &Packet) {
+        let at = self.slots[r as usize].opts;
+        let opts = self.keep_opts(at, &p.opts);
+        self.slots[r as usize] = p.with_opts(opts);
     }
 
     /// Release a packet's slot. The caller must not use `r` afterwards.
     #[inline]
     pub fn free(&mut self, r: PktRef) {
+        let at = self.slots[r as usize].opts;
+        if at != 0 {
+            self.opts_free.push(at);
+        }
         self.live -= 1;
         self.free.push(r);
     }
@@ -266,11 +365,19 @@ impl Arena {
     pub fn release_slots(&mut self) {
         self.slots = Vec::new();
         self.free = Vec::new();
+        self.opts = Vec::new();
+        self.opts_free = Vec::new();
     }
 
     /// Packets currently allocated (in a queue, on a wire, or held).
     pub fn live(&self) -> usize {
         self.live
+    }
+
+    /// Bytes the packets' slots and options take (their high-water marks).
+    pub fn held_bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<Stored>()
+            + self.opts.len() * std::mem::size_of::<Options>()
     }
 
     /// High-water mark of simultaneously allocated packets.
@@ -299,6 +406,46 @@ mod tests {
         assert_eq!(a.live(), 2);
         assert_eq!(a.capacity_used(), 2);
         assert_eq!(a.get(r3).id, 2);
+    }
+
+    #[test]
+    fn options_are_kept_apart_and_their_places_reused() {
+        let mut a = Arena::new();
+        let plain = a.alloc(pkt());
+        assert_eq!(a.head(plain).opts, 0, "no option, no place");
+        let mut p = pkt();
+        p.opts.sack.push((7, 9));
+        let r = a.alloc(p);
+        let at = a.head(r).opts;
+        assert_ne!(at, 0);
+        assert_eq!(a.get(r).opts.sack.as_slice(), [(7, 9)]);
+        assert_eq!(a.get(plain).opts, Options::default());
+        // Changed in place; stripped (its place freed); set again (reused).
+        p = a.get(r);
+        p.opts.loss.push(3);
+        a.set(r, &p);
+        assert_eq!(
+            (a.head(r).opts, a.get(r).opts.loss.as_slice()),
+            (at, &[3][..])
+        );
+        p.opts = Options::default();
+        a.set(r, &p);
+        assert_eq!(a.head(r).opts, 0);
+        p.opts.syn.set(SynTag {
+            bs: 2,
+            downstream_wireless: true,
+            an: 5,
+        });
+        a.set(r, &p);
+        assert_eq!(a.head(r).opts, at, "the freed place is taken again");
+        assert_eq!(a.get(r).id, p.id);
+        // Freeing a packet frees its options' place.
+        a.free(r);
+        let mut q = pkt();
+        q.opts.loss.push(1);
+        let r2 = a.alloc(q);
+        assert_eq!(a.head(r2).opts, at);
+        assert_eq!(a.held_bytes(), 2 * 64 + 2 * std::mem::size_of::<Options>());
     }
 
     #[test]

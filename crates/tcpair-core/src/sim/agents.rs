@@ -11,14 +11,19 @@ impl Sim {
     /// and forward it unless one absorbed it.
     pub(super) fn run_chain(&mut self, from: u32, to: u32, ctx: &BsCtx, pkt: PktRef) {
         let now = self.q.now();
-        let flow = self.arena.get(pkt).flow;
+        let flow = self.arena.head(pkt).flow;
         for i in from..to {
-            // The agent works on the packet in the arena (no copy).
             let v = if self.trace.is_some() {
                 self.on_packet_traced(i, now, ctx, pkt)
             } else {
-                let p = self.arena.get_mut(pkt);
-                self.agents[i as usize].on_packet(now, ctx, p, &mut self.bs_out)
+                // The agent works on the packet, options included; what it
+                // changed goes back to the arena (unless it absorbed it).
+                let mut p = self.arena.get(pkt);
+                let v = self.agents[i as usize].on_packet(now, ctx, &mut p, &mut self.bs_out);
+                if v != Verdict::Absorb {
+                    self.arena.set(pkt, &p);
+                }
+                v
             };
             self.after_agent(i, flow);
             if v == Verdict::Absorb {
@@ -27,20 +32,20 @@ impl Sim {
                 return;
             }
         }
-        let p = self.arena.get(pkt);
+        let p = self.arena.head(pkt);
         match self.routes.hop(p.path, p.hop) {
             Some(dir) if self.topo.dirs[dir as usize].medium.is_none() => {
                 // A packet the queue drops stays allocated until the
                 // agents have seen it: no copy of it is needed.
                 if !self.offer_with(dir, pkt, true) {
                     for i in from..to {
-                        self.agents[i as usize].on_queue_drop(now, self.arena.get(pkt));
+                        self.agents[i as usize].on_queue_drop(now, &self.arena.get(pkt));
                     }
                     self.arena.free(pkt);
                 }
             }
             _ => {
-                let p = *p;
+                let p = self.arena.get(pkt);
                 if !self.forward(pkt) {
                     for i in from..to {
                         self.agents[i as usize].on_queue_drop(now, &p);
@@ -56,7 +61,7 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn on_packet_traced(&mut self, i: u32, now: Time, ctx: &BsCtx, pkt: PktRef) -> Verdict {
-        let before = *self.arena.get(pkt);
+        let before = self.arena.get(pkt);
         if let Some(t) = self.trace.as_deref_mut() {
             t.bs_reason = if before.kind == PktKind::Ack {
                 "ack"
@@ -65,9 +70,9 @@ impl Sim {
             };
         }
         let held = self.agents[i as usize].meters().total().pkts;
-        let p = self.arena.get_mut(pkt);
-        let v = self.agents[i as usize].on_packet(now, ctx, p, &mut self.bs_out);
-        let p = *self.arena.get(pkt);
+        let mut p = before;
+        let v = self.agents[i as usize].on_packet(now, ctx, &mut p, &mut self.bs_out);
+        self.arena.set(pkt, &p);
         self.trace_agent(i, (&before, &p), v == Verdict::Absorb, held);
         v
     }
@@ -107,7 +112,7 @@ impl Sim {
                 let r = self.arena.alloc(p);
                 self.counters.injected += 1;
                 if self.trace.is_some() {
-                    let q = *self.arena.get(r);
+                    let q = self.arena.get(r);
                     self.trace_inject(i, &q, reason);
                 }
                 let ctx = BsCtx {

@@ -9,7 +9,6 @@ use crate::error::SimError;
 use crate::impair::Pipeline;
 use crate::metrics::{DropRecord, RecoveryRecord, Sample};
 use crate::net::LinkDir;
-use crate::packet::Packet;
 use std::mem::size_of;
 
 /// What one table cell costs by the end of the run, beyond the record: a
@@ -41,7 +40,7 @@ impl Sim {
         let built = self.flows.len() * size_of::<FlowState>()
             + self.topo.dirs.len() * (size_of::<LinkDir>() + size_of::<Pipeline>());
         built as u64
-            + (self.arena.capacity_used() * size_of::<Packet>()) as u64
+            + self.arena.held_bytes() as u64
             + self.pending_events() as u64 * EVENT_BYTES
             + table_bytes(self.drops.len(), size_of::<DropRecord>(), DROP_COLUMNS)
             + table_bytes(

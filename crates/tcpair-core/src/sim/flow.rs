@@ -159,7 +159,7 @@ impl FlowState {
     /// time (data), the end of the first-transmission times (an ACK, which
     /// lets new segments go).
     #[inline]
-    pub fn prefetch_records(&self, p: &crate::packet::Packet, at: Time) {
+    pub fn prefetch_records(&self, p: &crate::packet::Stored, at: Time) {
         use crate::engine::prefetch;
         match p.kind {
             PktKind::Data => {

@@ -21,7 +21,8 @@ impl Sim {
     }
 
     /// `pkt` reached its end point: the receiver takes data, the sender an
-    /// ACK. Only what they read is taken from the packet (it is 152 bytes).
+    /// ACK. Only what they read is taken from the packet (with its options,
+    /// 152 bytes).
     #[inline(never)]
     pub(super) fn deliver_local(&mut self, pkt: PktRef) {
         self.counters.delivered += 1;
@@ -32,12 +33,12 @@ impl Sim {
         let p = self.arena.get(pkt);
         match p.kind {
             PktKind::Data => {
-                let d = DataIn::of(p);
+                let d = DataIn::of(&p);
                 self.arena.free(pkt);
                 self.on_data_at_sink(&d, None);
             }
             PktKind::Ack => {
-                let (flow, info) = (p.flow, AckInfo::of(p));
+                let (flow, info) = (p.flow, AckInfo::of(&p));
                 self.arena.free(pkt);
                 self.on_ack_at_sender(flow, info);
             }
@@ -48,7 +49,7 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn deliver_traced(&mut self, pkt: PktRef) {
-        let p = *self.arena.get(pkt);
+        let p = self.arena.get(pkt);
         self.arena.free(pkt);
         let (kind, node) = match p.kind {
             PktKind::Data => (TraceKind::Receive, p.dst),
@@ -126,7 +127,7 @@ impl Sim {
             self.sink_out.ack = None;
             self.counters.sent += 1;
             if self.trace.is_some() {
-                let p = *self.arena.get(r);
+                let p = self.arena.get(r);
                 self.trace_packet(now, TraceKind::AckSent, &p, (p.src, None), "");
             }
             let _ = self.forward(r);
@@ -201,7 +202,7 @@ impl Sim {
 
     /// A data packet held by the sending jitter leaves its sender.
     pub(super) fn on_send(&mut self, pkt: PktRef) {
-        let flow = self.arena.get(pkt).flow;
+        let flow = self.arena.head(pkt).flow;
         self.flows[flow as usize].held -= 1;
         let _ = self.forward(pkt);
     }
@@ -273,7 +274,7 @@ impl Sim {
         });
         self.counters.sent += 1;
         if self.trace.is_some() {
-            let p = *self.arena.get(r);
+            let p = self.arena.get(r);
             self.trace_packet(now, TraceKind::Send, &p, (p.src, None), "");
         }
         self.send_data(flow, r);
@@ -295,7 +296,7 @@ impl DataIn {
             flow: p.flow,
             seq: p.seq,
             sent_at: p.sent_at,
-            syn: p.syn,
+            syn: p.opts.syn,
         }
     }
 }

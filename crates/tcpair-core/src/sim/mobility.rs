@@ -122,7 +122,7 @@ impl Sim {
         if !m.cuts(dir) {
             return false;
         }
-        let p = self.arena.get(pkt);
+        let p = self.arena.head(pkt);
         m.count_loss(now, p.flow as usize, p.kind == PktKind::Data);
         self.record_drop(dir, pkt, DropCauseKind::Handoff);
         true
@@ -134,7 +134,7 @@ impl Sim {
     #[inline]
     pub(super) fn rebind_at(&mut self, node: NodeId, pkt: PktRef) {
         let Some(m) = &self.mobility else { return };
-        let p = self.arena.get(pkt);
+        let p = self.arena.head(pkt);
         if node != m.plan.home || p.dst != m.plan.host {
             return;
         }
@@ -152,7 +152,7 @@ impl Sim {
             .iter()
             .position(|&d| self.topo.dirs[d as usize].from == node)
         {
-            let p = self.arena.get_mut(pkt);
+            let p = self.arena.head_mut(pkt);
             p.path = cur;
             p.hop = h as u16;
         }

@@ -15,7 +15,7 @@ impl Sim {
     /// Returns false if the next link's queue dropped it.
     #[inline]
     pub(super) fn forward(&mut self, pkt: PktRef) -> bool {
-        let p = self.arena.get(pkt);
+        let p = self.arena.head(pkt);
         match self.routes.hop(p.path, p.hop) {
             None => {
                 self.deliver_local(pkt);
@@ -37,14 +37,14 @@ impl Sim {
     #[inline(always)]
     pub(super) fn offer_with(&mut self, dir: DirId, pkt: PktRef, keep: bool) -> bool {
         let now = self.q.now();
-        let size = self.arena.get(pkt).size;
+        let size = self.arena.head(pkt).size;
         let d = &mut self.topo.dirs[dir as usize];
         if let Some(m) = d.medium {
             return self.wifi_offer(m, dir, pkt);
         }
         match d.offer(now, size) {
             Accept::ArrivesAt(t) => {
-                self.arena.get_mut(pkt).hop += 1;
+                self.arena.head_mut(pkt).hop += 1;
                 let lane = self.parts.lane[dir as usize];
                 self.q.schedule_in(lane, t, Ev::Arrive { dir, pkt });
                 if self.trace.is_some() {
@@ -72,7 +72,7 @@ impl Sim {
             self.rebind_at(node, pkt);
         }
         if let Some((s, e)) = self.node_chain[node as usize] {
-            let p = self.arena.get(pkt);
+            let p = self.arena.head(pkt);
             if let Some(out_dir) = self.routes.hop(p.path, p.hop) {
                 let ctx = BsCtx {
                     node,
@@ -101,7 +101,7 @@ impl Sim {
             self.at_node(dir, pkt);
             return;
         }
-        let size = self.arena.get(pkt).size;
+        let size = self.arena.head(pkt).size;
         let entered = d.entered_at(now, size);
         let pipeline = d.pipeline_mut().expect("a direction with impairments");
         if pipeline.judges_alone() {
@@ -116,7 +116,7 @@ impl Sim {
         let arena = &mut self.arena;
         let counters = &mut self.counters;
         let mut clone = |h: u32| -> u32 {
-            let mut c: Packet = *arena.get(h);
+            let mut c: Packet = arena.get(h);
             c.flags |= flags::IMPAIR_COPY;
             counters.copies += 1;
             arena.alloc(c)
@@ -172,7 +172,7 @@ impl Sim {
     #[cold]
     #[inline(never)]
     pub(super) fn note_drop(&mut self, dir: DirId, pkt: PktRef, cause: DropCauseKind) {
-        let p = *self.arena.get(pkt);
+        let p = self.arena.get(pkt);
         let link_kind = self.topo.dirs[dir as usize].kind;
         if self.trace.is_some() {
             let d = &self.topo.dirs[dir as usize];

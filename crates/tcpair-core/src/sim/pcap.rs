@@ -66,7 +66,7 @@ pub fn option_bytes(p: &Packet, out: &mut Vec<u8>) {
         Retx::Sender => 1,
         Retx::BaseStation => 2,
     };
-    let tags: Vec<_> = p.syn.iter().copied().collect();
+    let tags: Vec<_> = p.opts.syn.iter().copied().collect();
     let mut fl = origin << opt_flags::ORIGIN_SHIFT | (tags.len() as u8) << opt_flags::TAGS_SHIFT;
     if p.has_flag(flags::ELN) {
         fl |= opt_flags::ELN;
@@ -81,7 +81,7 @@ pub fn option_bytes(p: &Packet, out: &mut Vec<u8>) {
         out.push(u8::from(t.downstream_wireless));
         out.extend_from_slice(&t.an.to_be_bytes());
     }
-    for &s in p.loss.as_slice() {
+    for &s in p.opts.loss.as_slice() {
         if out.len() + 4 > MAX_OPTIONS {
             out[4] |= opt_flags::TRUNCATED;
             break;

@@ -14,7 +14,7 @@
 use super::{Ev, Sim};
 use crate::engine::{prefetch, prefetch_all};
 use crate::net::DirId;
-use crate::packet::Packet;
+use crate::packet::Stored;
 
 /// Events taken from the heap ahead of time: the first stage's requests are
 /// made this many events before the event runs (about 15 events: several
@@ -53,7 +53,7 @@ impl Sim {
     #[inline]
     fn prefetch_arrival(&self, dir: u32, pkt: u32) {
         prefetch_all(&self.topo.dirs[dir as usize]);
-        prefetch_all(self.arena.get(pkt));
+        prefetch_all(self.arena.head(pkt));
         self.q.prefetch_lane(self.parts.lane[dir as usize]);
     }
 
@@ -67,7 +67,7 @@ impl Sim {
         if let Some(pipeline) = d.pipeline() {
             prefetch_all(pipeline);
         }
-        let p = self.arena.get(pkt);
+        let p = self.arena.head(pkt);
         match self.routes.hop(p.path, p.hop) {
             Some(next) => {
                 self.prefetch_dir(next);
@@ -97,7 +97,7 @@ impl Sim {
         if let Some(pipeline) = d.pipeline() {
             pipeline.prefetch_parts();
         }
-        let p = self.arena.get(pkt);
+        let p = self.arena.head(pkt);
         match self.routes.hop(p.path, p.hop) {
             Some(next) => {
                 self.prefetch_dir_ends(next);
@@ -115,7 +115,7 @@ impl Sim {
     /// Stage 4: at the end of the path, the reply direction's queue and lane ends.
     #[inline]
     fn prefetch_reply_queue(&self, pkt: u32) {
-        let p = self.arena.get(pkt);
+        let p = self.arena.head(pkt);
         if self.routes.hop(p.path, p.hop).is_none() {
             if let Some(reply) = self.reply_dir(p) {
                 self.prefetch_dir_ends(reply);
@@ -125,7 +125,7 @@ impl Sim {
 
     /// The direction on which the end point that `p` reached sends its reply.
     #[inline]
-    fn reply_dir(&self, p: &Packet) -> Option<DirId> {
+    fn reply_dir(&self, p: &Stored) -> Option<DirId> {
         let f = &self.flows[p.flow as usize];
         self.routes.hop(f.reply_path(p.kind), 0)
     }

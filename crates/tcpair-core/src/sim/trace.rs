@@ -162,7 +162,13 @@ impl Sim {
             row.seq = i64::from(self.flows[p.flow as usize].sink.rcv_nxt());
         }
         if kind == TraceKind::BsCounterAttached {
-            row.value = p.syn.iter().map(|t| i64::from(t.an)).max().unwrap_or(-1);
+            row.value = p
+                .opts
+                .syn
+                .iter()
+                .map(|t| i64::from(t.an))
+                .max()
+                .unwrap_or(-1);
         }
         tr.push(&row);
     }
@@ -266,16 +272,16 @@ impl Sim {
         if after.has_flag(flags::ELN) && !before.has_flag(flags::ELN) {
             self.trace_packet(now, TraceKind::BsElnSet, after, at, name);
         }
-        if after.syn != before.syn {
-            let kind = if after.syn.is_empty() {
+        if after.opts.syn != before.opts.syn {
+            let kind = if after.opts.syn.is_empty() {
                 TraceKind::BsOptionStripped
             } else {
                 TraceKind::BsCounterAttached
             };
             self.trace_packet(now, kind, after, at, "syndrome");
         }
-        if after.loss != before.loss {
-            let kind = if after.loss.is_empty() {
+        if after.opts.loss != before.opts.loss {
+            let kind = if after.opts.loss.is_empty() {
                 TraceKind::BsOptionStripped
             } else {
                 TraceKind::BsOptionAdded
@@ -364,7 +370,7 @@ impl Sim {
     #[inline(never)]
     pub(super) fn trace_link(&mut self, dir: DirId, pkt: crate::packet::PktRef, arrive: Time) {
         let now = self.q.now();
-        let p = *self.arena.get(pkt);
+        let p = self.arena.get(pkt);
         let d = &self.topo.dirs[dir as usize];
         let (from, start) = (d.from, d.entered_at(arrive, p.size));
         self.trace_packet(now, TraceKind::Enqueue, &p, (from, Some(dir)), "");
@@ -377,7 +383,7 @@ impl Sim {
     #[inline(never)]
     pub(super) fn trace_arrive(&mut self, dir: DirId, pkt: crate::packet::PktRef) {
         let now = self.q.now();
-        let p = *self.arena.get(pkt);
+        let p = self.arena.get(pkt);
         let d = &self.topo.dirs[dir as usize];
         let (to, medium) = (d.to, d.medium.is_some());
         self.trace_packet(now, TraceKind::Arrive, &p, (to, Some(dir)), "");

@@ -64,16 +64,16 @@ impl Sim {
         pkt: PktRef,
     ) -> bool {
         let now = self.q.now();
-        let size = self.arena.get(pkt).size;
+        let size = self.arena.head(pkt).size;
         let mut out = std::mem::take(&mut self.mac_out);
         let ok = self.topo.media[m as usize].enqueue(now, a, b, dir, pkt, size, &mut out);
         if ok {
             let d = &mut self.topo.dirs[dir as usize];
             d.accepted += 1;
             d.in_transit += 1;
-            self.arena.get_mut(pkt).hop += 1;
+            self.arena.head_mut(pkt).hop += 1;
             if self.trace.is_some() {
-                let p = *self.arena.get(pkt);
+                let p = self.arena.get(pkt);
                 let from = self.topo.dirs[dir as usize].from;
                 self.trace_packet(now, TraceKind::Enqueue, &p, (from, Some(dir)), "");
             }

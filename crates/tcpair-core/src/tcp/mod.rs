@@ -22,7 +22,7 @@
 //! next expected segment number. `cwnd` and `ssthresh` are in packets.
 
 use crate::engine::{Time, MS, SEC};
-use crate::packet::{flags, FlowId, LossBlocks, NodeId, Packet, SackBlocks};
+use crate::packet::{flags, FlowId, LossBlocks, NodeId, Options, Packet, SackBlocks};
 use crate::registry::Entry;
 use crate::schemes::clrp::mh::MhConfig;
 
@@ -334,9 +334,12 @@ impl AckInfo {
     pub fn packet(&self, flow: FlowId, ends: (NodeId, NodeId), size: u32, now: Time) -> Packet {
         Packet {
             flags: if self.eln { flags::ELN } else { 0 },
-            sack: self.sack,
-            loss: self.loss,
             rwnd: self.rwnd,
+            opts: Options {
+                sack: self.sack,
+                loss: self.loss,
+                ..Options::default()
+            },
             ..Packet::ack(flow, ends, size, self.ack, now, self.ts_echo)
         }
     }
@@ -348,9 +351,9 @@ impl AckInfo {
             ack: p.seq,
             ts_echo: p.ts_echo,
             rcv_at: p.sent_at,
-            sack: p.sack,
+            sack: p.opts.sack,
             eln: p.has_flag(flags::ELN),
-            loss: p.loss,
+            loss: p.opts.loss,
             rwnd: p.rwnd,
             truth: None,
         }

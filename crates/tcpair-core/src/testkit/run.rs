@@ -219,7 +219,7 @@ impl Loop {
         let now = self.q.now();
         self.rec.at_receiver.push((now, p));
         self.sink
-            .on_data_tagged(now, p.seq, p.sent_at, &p.syn, &mut self.sout);
+            .on_data_tagged(now, p.seq, p.sent_at, &p.opts.syn, &mut self.sout);
         self.after_sink(false);
     }
 

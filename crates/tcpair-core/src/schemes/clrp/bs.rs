@@ -299,10 +299,10 @@ impl ClrpBs {
                 c.up.advance(ack);
             }
         }
-        c.up.recent(max, &mut pkt.loss);
-        if !pkt.loss.is_empty() {
+        c.up.recent(max, &mut pkt.opts.loss);
+        if !pkt.opts.loss.is_empty() {
             c.c.acks_with_blocks += 1;
-            c.c.blocks_sent += u64::from(pkt.loss.len);
+            c.c.blocks_sent += u64::from(pkt.opts.loss.len);
         }
     }
 
@@ -337,10 +337,10 @@ impl ClrpBs {
     fn ack_from_mh(&mut self, i: usize, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
         let (c, store) = (&mut self.conns[i], &mut self.store);
         let ack = pkt.seq;
-        let blocks = pkt.loss;
+        let blocks = pkt.opts.loss;
         if !blocks.is_empty() {
             // Loss information travels only between the BS and the MH.
-            pkt.loss.clear();
+            pkt.opts.loss.clear();
             c.c.options_stripped += 1;
         }
         let dup = c.down_last_ack == Some(ack);

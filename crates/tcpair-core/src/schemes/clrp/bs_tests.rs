@@ -30,7 +30,7 @@ fn up_ack_echo(b: &mut ClrpBs, ack: u32, echo: Time) -> Vec<u32> {
         out_kind: crate::net::LinkKind::Wireless,
     };
     assert_eq!(b.on_packet(0, &ctx, &mut p, &mut o), Verdict::Forward);
-    p.loss.as_slice().to_vec()
+    p.opts.loss.as_slice().to_vec()
 }
 fn up_ack(b: &mut ClrpBs, ack: u32) -> Vec<u32> {
     up_ack_echo(b, ack, 1000)
@@ -104,9 +104,9 @@ fn down_data(b: &mut ClrpBs, seq: u32, sent_at: Time) {
 fn down_ack(b: &mut ClrpBs, ack: u32, loss: &[u32], echo: Time) -> (Verdict, usize, Vec<u32>) {
     let mut p = pkt(0, PktKind::Ack, ack);
     p.ts_echo = echo;
-    p.loss = LossBlocks::default();
+    p.opts.loss = LossBlocks::default();
     for &s in loss {
-        p.loss.push(s);
+        p.opts.loss.push(s);
     }
     let ctx = BsCtx {
         node: 1,
@@ -120,7 +120,7 @@ fn down_ack(b: &mut ClrpBs, ack: u32, loss: &[u32], echo: Time) -> (Verdict, usi
     }
     (
         v,
-        p.loss.len as usize,
+        p.opts.loss.len as usize,
         o.inject.iter().map(|q| q.seq).collect(),
     )
 }

@@ -86,7 +86,7 @@ impl BsAgent for SyndromeBs {
         conn.last = Some(c);
         conn.tagged += 1;
         // Line 5: attach C to the header.
-        pkt.syn.set(SynTag {
+        pkt.opts.syn.set(SynTag {
             bs: self.node + 1,
             downstream_wireless: ctx.toward_wireless(),
             an: c,
@@ -100,7 +100,7 @@ impl BsAgent for SyndromeBs {
         // back; away from it (Table 3) the AN gap already says wireline. The
         // sim reports the drop right after this agent tagged it, so it holds
         // the latest number.
-        let Some(tag) = pkt.syn.iter().find(|t| t.bs == self.node + 1) else {
+        let Some(tag) = pkt.opts.syn.iter().find(|t| t.bs == self.node + 1) else {
             return;
         };
         if !tag.downstream_wireless {
@@ -150,7 +150,7 @@ mod tests {
         for (flow, seq) in [(0, 0), (0, 1), (1, 0), (0, 2)] {
             let mut p = data(flow, seq);
             assert_eq!(bs.on_packet(0, &DOWN, &mut p, &mut out), Verdict::Forward);
-            let t = p.syn.iter().next().copied().unwrap();
+            let t = p.opts.syn.iter().next().copied().unwrap();
             assert_eq!(t.bs, 2);
             assert!(t.downstream_wireless);
             ans.push((flow, t.an));
@@ -162,7 +162,7 @@ mod tests {
         assert_eq!(ans, vec![(0, 0), (0, 1), (1, 0), (0, 2)]);
         let mut p = data(0, 3);
         bs.on_packet(0, &DOWN, &mut p, &mut out);
-        assert_eq!(p.syn.iter().next().unwrap().an, 2);
+        assert_eq!(p.opts.syn.iter().next().unwrap().an, 2);
         assert_eq!(bs.counters(0), vec![("tagged", 4), ("numbers_returned", 1)]);
         assert_eq!(bs.meters().total().bytes, 8);
     }
@@ -178,7 +178,7 @@ mod tests {
         for seq in 0..3 {
             let mut p = data(0, seq);
             bs.on_packet(0, &UP, &mut p, &mut out);
-            let t = p.syn.iter().next().copied().unwrap();
+            let t = p.opts.syn.iter().next().copied().unwrap();
             assert!(!t.downstream_wireless);
             ans.push(t.an);
             if seq == 1 {
@@ -196,7 +196,7 @@ mod tests {
         let mut a = data(0, 5);
         a.kind = PktKind::Ack;
         bs.on_packet(0, &DOWN, &mut a, &mut out);
-        assert!(a.syn.is_empty());
+        assert!(a.opts.syn.is_empty());
         let wired = BsCtx {
             node: 1,
             in_kind: LinkKind::Wired,
@@ -204,7 +204,7 @@ mod tests {
         };
         let mut d = data(0, 1);
         bs.on_packet(0, &wired, &mut d, &mut out);
-        assert!(d.syn.is_empty());
+        assert!(d.opts.syn.is_empty());
     }
 
     #[test]
@@ -214,6 +214,6 @@ mod tests {
         bs.conns[i].last = Some(u32::MAX);
         let mut p = data(0, 9);
         bs.on_packet(0, &DOWN, &mut p, &mut BsOut::default());
-        assert_eq!(p.syn.iter().next().unwrap().an, 0);
+        assert_eq!(p.opts.syn.iter().next().unwrap().an, 0);
     }
 }
