@@ -55,11 +55,9 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     run_then(py, scenario_json, |text, plugins, stop| {
-        // The parsed text is dropped before the run (as run_json_checked does).
-        let sim = {
-            let v = tcpair_core::scenario::parse_json(text)?;
-            Sim::from_value_with(&v, plugins)?
-        };
+        // The text and its parsed form are dropped before the run.
+        let sim = Sim::from_json_with(&text, plugins)?;
+        drop(text);
         let r = sim.run_checked(stop)?;
         Ok(r.to_json().to_string())
     })
@@ -72,7 +70,8 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 #[pyfunction]
 fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     run_then(py, scenario_json, |text, plugins, stop| {
-        let sim = Sim::from_value_with(&tcpair_core::scenario::parse_json(text)?, plugins)?;
+        let sim = Sim::from_json_with(&text, plugins)?;
+        drop(text);
         sim.run_summary_json(stop)
     })
 }
@@ -82,7 +81,7 @@ fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 fn run_then(
     py: Python<'_>,
     scenario_json: &str,
-    go: impl FnOnce(&str, &PyPlugins, &mut dyn FnMut() -> bool) -> Result<String, SimError> + Send,
+    go: impl FnOnce(String, &PyPlugins, &mut dyn FnMut() -> bool) -> Result<String, SimError> + Send,
 ) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let mut pending: Option<PyErr> = None;
@@ -102,7 +101,7 @@ fn run_then(
                     }
                 }
             };
-            go(&text, &plugins, &mut stop)
+            go(text, &plugins, &mut stop)
         })
     });
     plugin_failure(py, &failure)?;
@@ -178,8 +177,8 @@ fn run_traced(py: Python<'_>, scenario_json: &str, callback: Py<PyAny>) -> PyRes
     let failure = plugins.failure.clone();
     let out = py.allow_threads(|| {
         guarded(|| {
-            let v = tcpair_core::scenario::parse_json(&text)?;
-            let mut sim = tcpair_core::sim::Sim::from_value_with(&v, &plugins)?;
+            let mut sim = Sim::from_json_with(&text, &plugins)?;
+            drop(text);
             sim.set_trace_sink(Box::new(PySink(callback)));
             let mut stop = || failure.is_set();
             Ok(sim.run_checked(&mut stop)?.to_json().to_string())

@@ -6,7 +6,8 @@
 //! CLI is `tcpair` (Python).
 
 use std::process::ExitCode;
-use tcpair_core::scenario::{parse_json, parse_toml};
+use tcpair_core::scenario::plugins::NoPlugins;
+use tcpair_core::scenario::{parse_toml, Scenario};
 use tcpair_core::sim::Sim;
 use tcpair_core::SimError;
 
@@ -41,15 +42,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// The run's JSON answer; the parsed text is dropped before the run starts.
+/// The run's JSON answer; the parsed text is dropped before the run's
+/// state is built (`Sim::from_json_with`).
 fn run(text: &str, json: bool, summary: bool) -> Result<String, SimError> {
-    let sim = {
-        let value = if json {
-            parse_json(text)?
-        } else {
-            parse_toml(text)?
-        };
-        Sim::from_value(&value)?
+    let sim = if json {
+        Sim::from_json_with(text, &NoPlugins)?
+    } else {
+        let (scenario, topo) = Scenario::build(&parse_toml(text)?)?;
+        Sim::new(scenario, topo)
     };
     if summary {
         sim.run_summary_json(&mut || false)
