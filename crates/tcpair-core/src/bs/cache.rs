@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use crate::packet::Packet;
+use crate::packet::DataPacket;
 
 /// An entry of a [`Cache`]: a cached data packet, and whatever the agent
 /// keeps with it.
@@ -24,7 +24,7 @@ pub trait Entry: Copy {
     fn seq(&self) -> u32;
 }
 
-impl Entry for Packet {
+impl Entry for DataPacket {
     #[inline]
     fn seq(&self) -> u32 {
         self.seq
@@ -170,11 +170,11 @@ impl Cache {
 mod tests {
     use super::*;
 
-    fn cached(seq: u32) -> Packet {
-        Packet::data(0, (0, 1), 1000, seq, 0)
+    fn cached(seq: u32) -> DataPacket {
+        crate::packet::Packet::data(0, (0, 1), 1000, seq, 0).to_data()
     }
 
-    fn seqs(c: &Cache, s: &Store<Packet>) -> Vec<u32> {
+    fn seqs(c: &Cache, s: &Store<DataPacket>) -> Vec<u32> {
         c.iter(s).map(|e| e.seq).collect()
     }
 

@@ -39,7 +39,7 @@ use crate::bs::cache::{Cache, Store};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict, SEQ_BYTES};
 use crate::engine::{secs, Time};
 use crate::error::{from_value, in_range, ConfigError, Shown};
-use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx, MAX_LOSS_BLOCKS};
+use crate::packet::{DataPacket, FlowId, NodeId, Packet, PktKind, Retx, MAX_LOSS_BLOCKS};
 use crate::units::Quantity;
 use serde::Deserialize;
 
@@ -199,7 +199,7 @@ impl Conn {
         }
     }
 
-    fn cached(&self, store: &Store<Packet>, seq: u32) -> Option<usize> {
+    fn cached(&self, store: &Store<DataPacket>, seq: u32) -> Option<usize> {
         // The cache is in sequence order. Most look-ups are of a new packet
         // (past the newest cached) or of the oldest (the loss an ACK
         // reports): those need not search, each probe a packet of its own.
@@ -220,7 +220,7 @@ impl Conn {
     /// if the ACK was triggered by a packet sent no earlier than the cached
     /// copy (it followed that copy over the FIFO wireless hop, so the copy
     /// was lost there); Some(false) if it predates the copy (stale).
-    fn wireless_loss(&self, store: &Store<Packet>, seq: u32, echo: Time) -> Option<bool> {
+    fn wireless_loss(&self, store: &Store<DataPacket>, seq: u32, echo: Time) -> Option<bool> {
         self.cached(store, seq)
             .map(|j| echo >= self.cache.get(store, j).sent_at)
     }
@@ -242,7 +242,7 @@ pub struct ClrpBs {
     pub(super) p: ClrpParams,
     pub(super) conns: Vec<Conn>,
     /// The packets every connection's [`Cache`] holds.
-    pub(super) store: Store<Packet>,
+    pub(super) store: Store<DataPacket>,
     meters: Meters,
     pub(super) timer: LocalTimer,
 }
@@ -314,7 +314,7 @@ impl ClrpBs {
         let seq = pkt.seq;
         if let Some(k) = c.cached(store, seq) {
             // A sender retransmission of a cached packet: keep the newer copy.
-            *c.cache.get_mut(store, k) = *pkt;
+            *c.cache.get_mut(store, k) = pkt.to_data();
             return;
         }
         if c.down_last_ack.is_some_and(|a| seq < a) {
@@ -327,9 +327,9 @@ impl ClrpBs {
         c.cache_bytes += i64::from(pkt.size);
         if c.highest.is_none_or(|h| seq > h) {
             c.highest = Some(seq);
-            c.cache.push_back(store, *pkt);
+            c.cache.push_back(store, pkt.to_data());
         } else {
-            c.cache.insert_sorted(store, *pkt);
+            c.cache.insert_sorted(store, pkt.to_data());
         }
     }
 
@@ -379,7 +379,7 @@ impl ClrpBs {
         );
         for k in 0..c.rtx.len() {
             if let Some(j) = c.cached(store, c.rtx[k]) {
-                let mut p = *c.cache.get(store, j);
+                let mut p = c.cache.get(store, j).packet();
                 p.retx = Retx::BaseStation; // keeps the sender's `sent_at`
                 out.inject.push(p);
                 c.c.local_retransmits += 1;

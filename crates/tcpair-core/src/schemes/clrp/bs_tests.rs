@@ -307,7 +307,8 @@ fn cache_lookup_agrees_with_a_full_search() {
     let mut store = Store::default();
     assert_eq!(c.cached(&store, 5), None);
     for seq in [3u32, 4, 7, 9, 12] {
-        c.cache.push_back(&mut store, pkt(0, PktKind::Data, seq));
+        c.cache
+            .push_back(&mut store, pkt(0, PktKind::Data, seq).to_data());
     }
     for seq in 0..15 {
         let full = c.cache.iter(&store).position(|p| p.seq == seq);

@@ -18,7 +18,7 @@
 //!   per period and connection.
 
 use crate::engine::Time;
-use crate::packet::{Packet, Retx};
+use crate::packet::{DataPacket, Packet, Retx};
 
 /// Each connection's deadline (indexed by connection).
 #[derive(Debug, Default)]
@@ -69,12 +69,12 @@ impl LocalTimer {
         period: Time,
         now: Time,
         i: usize,
-        head: Option<&Packet>,
+        head: Option<&DataPacket>,
         wanted: Option<u32>,
     ) -> Option<Packet> {
         let copy = match head {
             Some(p) if wanted.is_none_or(|a| a == p.seq) => {
-                let mut copy = *p;
+                let mut copy = p.packet();
                 copy.retx = Retx::BaseStation; // keeps the sender's `sent_at`
                 Some(copy)
             }

@@ -57,7 +57,7 @@ use crate::bs::cache::{Cache, Entry, Store};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::ConfigError;
-use crate::packet::{FlowId, NodeId, Packet, PktKind, Retx};
+use crate::packet::{DataPacket, FlowId, NodeId, Packet, PktKind, Retx};
 
 pub const INFO: AgentInfo = AgentInfo {
     name: "snoop",
@@ -73,7 +73,7 @@ fn build(v: &serde_json::Value, node: NodeId) -> Result<Box<dyn BsAgent>, Config
 /// One cached data packet.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Cached {
-    pub(super) pkt: Packet,
+    pub(super) pkt: DataPacket,
     /// When the BS last sent it toward the MH (forwarded or retransmitted).
     sent_local: Time,
     /// Local retransmissions since the sender last sent it.
@@ -164,7 +164,7 @@ impl Snoop {
     ) {
         let highest = conn.highest.unwrap_or(0);
         let e = conn.cache.get_mut(store, idx);
-        let mut p = e.pkt;
+        let mut p = e.pkt.packet();
         p.retx = Retx::BaseStation; // keeps the sender's `sent_at`
         out.inject.push(p);
         e.nrtx += 1;
@@ -202,7 +202,7 @@ impl Snoop {
                     e.nrtx = 0;
                     e.ambiguous = true;
                     e.sent_local = now;
-                    e.pkt = *pkt;
+                    e.pkt = pkt.to_data();
                     conn.c.sender_retransmits += 1;
                     return;
                 }
@@ -220,7 +220,7 @@ impl Snoop {
             return;
         }
         let e = Cached {
-            pkt: *pkt,
+            pkt: pkt.to_data(),
             sent_local: now,
             nrtx: 0,
             ambiguous: pkt.retx != Retx::Original,
