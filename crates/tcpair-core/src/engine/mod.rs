@@ -5,6 +5,7 @@
 
 pub mod fmath;
 mod heap;
+pub mod malloc;
 mod prefetch;
 mod queue;
 mod ring;

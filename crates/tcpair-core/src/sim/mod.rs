@@ -183,6 +183,7 @@ impl Sim {
     }
 
     fn build(mut scenario: Scenario, topo: Topology, separate: bool) -> Sim {
+        crate::engine::malloc::fix_mmap_threshold();
         // The spec's lists serve `tcpair validate` alone; a run has their
         // built form (a few KiB per flow with thousands of flows).
         let spec = &mut scenario.spec;
