@@ -50,19 +50,21 @@ const MAX_WINDOW: Time = 4 * SEC;
 const _: () = assert!(MAX_WINDOW < 1 << 32, "the log's 256 slices");
 /// The shortest window.
 const MIN_WINDOW: Time = SEC;
-/// Part-seconds per window: with more parts than 5,000 the window shortens
+/// Part-seconds per window: with more parts than 2,500 the window shortens
 /// from [`MAX_WINDOW`] so that the log (4 bytes per change of a total,
 /// about 16 MiB per simulated second at 10,000 Snoop flows) stays that of
-/// 20,000 parts through one second at most.
-const PART_SECONDS: Time = 20_000 * SEC;
+/// 10,000 parts through one second at most.
+const PART_SECONDS: Time = 10_000 * SEC;
 
 /// The window for `parts` parts. Each time a part resumes, its state (its
 /// queue, flows, links and agents' connections: a few KiB) comes back from
 /// memory; a longer window does that less often, and a shorter one holds a
-/// shorter log. At 10,000 Snoop flows x 60 s (the core's program, two
-/// alternated runs each): windows of 4 s took 35.0 s and 290 MiB, of 2 s
-/// 36.7 s and 249 MiB, of 1 s 39.0 s and 235 MiB (docs/performance.md).
-/// Results do not depend on it.
+/// shorter log. At 10,000 Snoop flows x 60 s (the core's program,
+/// alternated runs): windows of 4 s took 35.0 s and 290 MiB, of 2 s 36.7 s
+/// and 249 MiB, of 1 s 39.0 s and 235 MiB; once the rest of a flow's state
+/// had shrunk, 2 s took 36.3 s and 212 MiB, 1 s 38.2 s and 200 MiB: 1 s
+/// keeps a Snoop flow within 20 KiB (docs/performance.md). Results do not
+/// depend on it.
 fn window_for(parts: usize) -> Time {
     (PART_SECONDS / parts.max(1) as Time).clamp(MIN_WINDOW, MAX_WINDOW)
 }
@@ -449,11 +451,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn windows_shorten_past_5000_parts() {
+    fn windows_shorten_past_2500_parts() {
         assert_eq!(window_for(1), MAX_WINDOW);
-        assert_eq!(window_for(5_000), 4 * SEC);
-        assert_eq!(window_for(10_000), 2 * SEC);
-        assert_eq!(window_for(20_000), SEC);
+        assert_eq!(window_for(2_500), 4 * SEC);
+        assert_eq!(window_for(5_000), 2 * SEC);
+        assert_eq!(window_for(10_000), SEC);
         assert_eq!(window_for(1_000_000), MIN_WINDOW);
     }
 }
