@@ -48,9 +48,10 @@ from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout, os_error_line,
     type=click.Path(exists=True, dir_okay=False),
     default=None,
     metavar="PATH",
-    help="With --vs-ns2: also time the core's own program on each scenario (tcpair-sim "
-    "--summary, the same run and answer as tcpair run --json without Python; build it "
-    "with cargo build --release --bin tcpair-sim).",
+    help="With --vs-ns2 or --flows: also run the core's own program on each scenario "
+    "(tcpair-sim --summary, the same run and answer as tcpair run --json without Python; "
+    "build it with cargo build --release --bin tcpair-sim): its time and, with --flows, "
+    "its peak memory.",
 )
 @click.option(
     "--flows",
@@ -122,9 +123,9 @@ def bench_cmd(
     as_json: bool,
 ) -> None:
     """Speed on clrp_one_link, p = 0.01, Reno, in-process on one core (or --vs-ns2, --flows)."""
-    if core_binary is not None and not vs_ns2:
-        raise click.BadParameter("times the core beside ns-2: give --vs-ns2 too",
-                                 param_hint="--core-binary")
+    if core_binary is not None and not vs_ns2 and flow_counts is None:
+        raise click.BadParameter("runs the core's program beside ns-2 or the flows: give "
+                                 "--vs-ns2 or --flows too", param_hint="--core-binary")
     if vs_ns2:
         _bench_vs_ns2(pairs, as_json, core_binary)
         return
@@ -134,7 +135,7 @@ def bench_cmd(
     if flow_counts is not None:
         _bench_flows(
             flow_counts, schemes, duration, as_json, tables=not no_tables, loss_model=loss_model,
-            save=save, passes=repeat or 1, within_s=within_s,
+            save=save, passes=repeat or 1, within_s=within_s, core_binary=core_binary,
         )
         return
     repeat = repeat or 3
@@ -207,8 +208,9 @@ def _bench_flows(
     save: str | None,
     passes: int,
     within_s: float | None,
+    core_binary: str | None = None,
 ) -> None:
-    from tcpair.scale import SCHEMES, bench_flows
+    from tcpair.scale import SCHEMES, CoreBinaryFailed, bench_flows
 
     ns = _ints(flow_counts, "--flows")
     names = [s.strip() for s in schemes.split(",") if s.strip()]
@@ -225,10 +227,13 @@ def _bench_flows(
         of = f" (pass {k} of {passes})" if passes > 1 else ""
         err.print(f"  {scheme}, {n} flows{of} ...")
 
-    rows = bench_flows(
-        ns, names, duration, progress=progress, tables=tables, loss_model=loss_model,
-        passes=passes, within_s=within_s,
-    )
+    try:
+        rows = bench_flows(
+            ns, names, duration, progress=progress, tables=tables, loss_model=loss_model,
+            passes=passes, within_s=within_s, core_binary=core_binary,
+        )
+    except CoreBinaryFailed as e:
+        raise click.ClickException(str(e)) from None
     if save:
         Path(save).write_text(json.dumps(rows, indent=1) + "\n")
     if as_json:
@@ -243,6 +248,8 @@ def _bench_flows(
     cols = ("scheme", "flows", "wall s", *within, "set-up s", "outside loop s", "peak RSS MiB",
             "events/s", "delivered/s", "us per delivered", "BS pkts peak / mean",
             "BS KiB peak / mean", "per conn. pkts peak / mean", "per conn. bytes peak / mean")
+    if core_binary is not None:
+        cols = (*cols, "core's program s", "its peak RSS MiB")
     for col in cols:
         table.add_column(col, justify="right")
     for r in rows:
@@ -255,7 +262,7 @@ def _bench_flows(
             f"{r['outside_loop_s']:.2f}",
             f"{r['peak_rss_mib']:.0f}", f"{r['events_per_s'] / 1e6:.2f} M",
             f"{r['delivered_per_s'] / 1e6:.2f} M", f"{r['us_per_delivered']:.2f}",
-            *_state_cells(r),
+            *_state_cells(r), *_core_cells(r),
         )
     _stdout().print(table)
 
@@ -276,6 +283,13 @@ def _writable_parent(path: str, option: str) -> None:
     except OSError as exc:
         why = exc.strerror or str(exc)
         raise click.BadParameter(f"{path}: cannot be written ({why})", param_hint=option) from None
+
+
+def _core_cells(r: dict) -> list[str]:
+    """The core's own program's time and peak memory, when it ran (``--core-binary``)."""
+    if "core_wall_s" not in r:
+        return []
+    return [f"{r['core_wall_s']:.2f}", f"{r['core_peak_rss_mib']:.0f}"]
 
 
 def _state_cells(r: dict) -> list[str]:

@@ -18,7 +18,10 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from tcpair._errors import ScenarioError, SimulationError
@@ -179,12 +182,15 @@ def bench_one(
     tables: bool = True,
     loss_model: str = "uniform",
     loss: float = 0.01,
+    core_binary: str | Path | None = None,
 ) -> dict[str, Any]:
     """One run in a fresh interpreter: its wall time from the scenario to the decoded
     result, the core's loop time (``outside_loop_s`` is the rest: building the
     simulation, validating, encoding the tables), the process's peak RSS, which
     includes the interpreter and its imports (about 17 MiB), and the base station's
-    state (:func:`bs_state_summary`)."""
+    state (:func:`bs_state_summary`). Given ``core_binary`` (``tcpair-sim``), the same
+    scenario also runs in the core's own program, without Python: its wall time and
+    peak RSS as ``core_wall_s`` and ``core_peak_rss_mib`` (:func:`core_one`)."""
     from tcpair.runcore import validate
 
     # Bad input (a scheme, a loss, a duration) fails here, in the core's words,
@@ -199,6 +205,10 @@ def bench_one(
     if proc.returncode != 0:
         raise SimulationError(f"{n:,} {scheme} flows: {_child_failure(proc)}")
     r = json.loads(proc.stdout.strip().splitlines()[-1])
+    if core_binary is not None:
+        sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
+                            loss_model=loss_model)
+        r.update(core_one(core_binary, sc, f"{n:,} {scheme} flows", r, timeout_s))
     r.update(
         flows=n,
         scheme=scheme,
@@ -212,6 +222,62 @@ def bench_one(
         us_per_delivered=1e6 * r["loop_s"] / r["delivered"] if r["delivered"] else float("nan"),
     )
     return r
+
+
+class CoreBinaryFailed(SimulationError):
+    """The core's own program (``--core-binary``) did not run a scenario as the
+    Python API did."""
+
+
+def core_one(
+    binary: str | Path, scenario: dict[str, Any], what: str, expect: dict[str, Any],
+    timeout_s: float = 3600.0,
+) -> dict[str, float]:
+    """``scenario`` run by the core's own program (``tcpair-sim --summary --peak-memory
+    FILE``) in a process of its own: its wall time and the peak resident memory it
+    reports of itself (Linux's ``VmHWM``; the ``wait4`` count of a child forked from
+    this process would include this process's memory). Its answer must count the
+    ``events`` and ``delivered`` of ``expect``, the same run through the Python API;
+    else :class:`CoreBinaryFailed`."""
+    with tempfile.TemporaryDirectory(prefix="tcpair-scale-") as tmp:
+        path = Path(tmp) / "scenario.json"
+        path.write_text(json.dumps(scenario))
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run([str(binary), "--summary", "--peak-memory", str(path)],
+                                  capture_output=True, text=True, timeout=timeout_s,
+                                  check=False)
+        except subprocess.TimeoutExpired:
+            raise CoreBinaryFailed(_core_failure(binary, what, f"took over {timeout_s:g} s")) \
+                from None
+        except OSError as exc:
+            raise CoreBinaryFailed(_core_failure(binary, what, exc.strerror or str(exc))) \
+                from None
+        wall = time.perf_counter() - t0
+    err = proc.stderr.strip().splitlines()
+    if proc.returncode != 0:
+        raise CoreBinaryFailed(_core_failure(
+            binary, what, err[-1] if err else f"exit status {proc.returncode}"))
+    peak = [line.split("=", 1)[1] for line in err if line.startswith("peak_rss_kib=")]
+    try:
+        s = json.loads(proc.stdout)["summary"]
+        kib = int(peak[-1])
+    except (ValueError, KeyError, TypeError, IndexError):
+        raise CoreBinaryFailed(_core_failure(
+            binary, what, "its output is not the answer of tcpair-sim --summary --peak-memory"
+        )) from None
+    got = (s.get("events"), s.get("delivered_data_packets"))
+    if got != (expect["events"], expect["delivered"]):
+        raise CoreBinaryFailed(_core_failure(
+            binary, what, f"its answer counts {got[0]} events and {got[1]} delivered packets "
+            f"where the Python API counted {expect['events']} and {expect['delivered']}"
+        ))
+    return {"core_wall_s": wall, "core_peak_rss_mib": kib / 1024.0}
+
+
+def _core_failure(binary: str | Path, what: str, why: str) -> str:
+    return (f"--core-binary {binary} did not run {what}: {why}; build the core's program "
+            "with: cargo build --release --bin tcpair-sim")
 
 
 def _child_failure(proc: subprocess.CompletedProcess[str]) -> str:
@@ -239,6 +305,7 @@ def bench_flows(
     loss: float = 0.01,
     passes: int = 1,
     within_s: float | None = None,
+    core_binary: str | Path | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`bench_one` for every N x scheme, each with ``setup_s``: the wall time of
     the same scenario run for 1 ms (nearly all of it building the simulation and
@@ -248,7 +315,8 @@ def bench_flows(
     pass runs them all in order, so that a drift of the machine's speed falls on every
     scheme alike), and each row is the pass of median wall time (the lower middle one
     for an even count) with every pass's wall time beside it (:func:`merge_passes`).
-    ``progress`` is told (N, scheme, pass), passes counted from 1."""
+    ``progress`` is told (N, scheme, pass), passes counted from 1. ``core_binary``: each
+    run also in the core's own program (:func:`bench_one`)."""
     from tcpair.runcore import validate
 
     ns, schemes = list(ns), list(schemes)
@@ -261,7 +329,8 @@ def bench_flows(
             for n in ns:
                 if progress:
                     progress(n, scheme, k)
-                runs.setdefault((scheme, n), []).append(bench_one(n, scheme, duration, **kw))
+                runs.setdefault((scheme, n), []).append(
+                    bench_one(n, scheme, duration, core_binary=core_binary, **kw))
     rows = []
     for scheme in schemes:
         for n in ns:
@@ -295,6 +364,8 @@ def merge_passes(runs: list[dict[str, Any]], within_s: float | None = None) -> d
         wall_s_max=max(walls),
         peak_rss_mib=max(r["peak_rss_mib"] for r in runs),
     )
+    if "core_peak_rss_mib" in first:
+        row["core_peak_rss_mib"] = max(r["core_peak_rss_mib"] for r in runs)
     if within_s is not None:
         row.update(within_s=within_s, passes_within=sum(w <= within_s for w in walls))
     return row

@@ -289,3 +289,29 @@ def test_the_report_table_shows_the_passes_spread() -> None:
     table = scale_table([one, three])
     assert list(table["passes"]) == [1, 3]
     assert list(table["wall s fastest / slowest"]) == ["2.00 / 2.00", "1.00 / 3.00"]
+
+
+def test_the_core_program_runs_the_same_flows_and_reports_its_own_peak() -> None:
+    from needs import core_binary
+
+    (row,) = scale.bench_flows([3], ["snoop"], duration=1.0, tables=False,
+                               core_binary=core_binary())
+    assert row["core_wall_s"] > 0
+    # Its own peak (VmHWM), not the forking Python process's: far below it.
+    assert 0 < row["core_peak_rss_mib"] < row["peak_rss_mib"]
+
+
+def test_a_core_program_that_answers_otherwise_is_a_clean_error(tmp_path: Path, capsys) -> None:
+    fake = tmp_path / "other-core"
+    fake.write_text('#!/bin/sh\necho \'{"summary": {"events": 1, "delivered_data_packets": 1}}\'\n'
+                    "echo peak_rss_kib=100 >&2\n")
+    fake.chmod(0o755)
+    with pytest.raises(scale.CoreBinaryFailed, match="counts 1 events and 1 delivered"):
+        scale.bench_flows([2], ["reno"], duration=0.5, core_binary=fake)
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--flows", "2", "--schemes", "reno", "--duration", "0.5",
+              "--core-binary", str(fake)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--core-binary" in err and "did not run 2 reno flows" in err
+    assert "Traceback" not in err

@@ -1,9 +1,13 @@
-//! `tcpair-sim [--summary] SCENARIO.toml` (or `SCENARIO.json`): run one
-//! scenario with the Rust core alone and print the JSON result: every table,
-//! or with `--summary` the summary and the flows alone (what `tcpair run
-//! --json` prints, from the same work). For profiling and benchmarking
-//! without Python (`tcpair bench --vs-ns2 --core-binary`); the user-facing
-//! CLI is `tcpair` (Python).
+//! `tcpair-sim [--summary] [--peak-memory] SCENARIO.toml` (or
+//! `SCENARIO.json`): run one scenario with the Rust core alone and print the
+//! JSON result: every table, or with `--summary` the summary and the flows
+//! alone (what `tcpair run --json` prints, from the same work). With
+//! `--peak-memory` it also writes its peak resident memory to stderr
+//! (`peak_rss_kib=N`, Linux's `VmHWM` of this program alone: a parent's
+//! memory, which `wait4`'s count includes when the parent forked it, is
+//! not in it). For profiling and benchmarking without Python (`tcpair bench
+//! --vs-ns2 --core-binary`, `tcpair bench --flows ... --core-binary`); the
+//! user-facing CLI is `tcpair` (Python).
 
 use std::process::ExitCode;
 use tcpair_core::scenario::plugins::NoPlugins;
@@ -11,18 +15,26 @@ use tcpair_core::scenario::{parse_toml, Scenario};
 use tcpair_core::sim::Sim;
 use tcpair_core::SimError;
 
-const USAGE: &str = "usage: tcpair-sim [--summary] SCENARIO.toml|SCENARIO.json";
+const USAGE: &str = "usage: tcpair-sim [--summary] [--peak-memory] SCENARIO.toml|SCENARIO.json";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (summary, path) = match args.as_slice() {
-        [path] if !path.starts_with("--") => (false, path),
-        [flag, path] if flag == "--summary" => (true, path),
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut flag = |name: &str| match args.iter().position(|a| a == name) {
+        Some(i) => {
+            args.remove(i);
+            true
+        }
+        None => false,
+    };
+    let (summary, peak) = (flag("--summary"), flag("--peak-memory"));
+    let path = match args.as_slice() {
+        [path] if !path.starts_with("--") => path.clone(),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
         }
     };
+    let path = &path;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -33,6 +45,12 @@ fn main() -> ExitCode {
     match run(&text, path.ends_with(".json"), summary) {
         Ok(out) => {
             println!("{out}");
+            if peak {
+                match peak_rss_kib() {
+                    Some(kib) => eprintln!("peak_rss_kib={kib}"),
+                    None => eprintln!("peak_rss_kib=unknown (no /proc/self/status VmHWM here)"),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -56,4 +74,11 @@ fn run(text: &str, json: bool, summary: bool) -> Result<String, SimError> {
     } else {
         Ok(sim.run()?.to_json().to_string())
     }
+}
+
+/// This program's peak resident memory in KiB (`VmHWM`: Linux only).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
