@@ -122,14 +122,16 @@ def _link(
 
 
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 from tcpair.api import run_json
-from tcpair.scale import flows_scenario
-from tcpair.scale import bs_state_summary
+from tcpair.scale import bs_state_summary, flows_scenario, own_peak_rss_mib
 n, scheme, duration = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 tables, loss_model, loss = sys.argv[4] == "1", sys.argv[5], float(sys.argv[6])
 sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
                     loss_model=loss_model)
+if len(sys.argv) > 7:  # the scenario for the core's own program, written here
+    with open(sys.argv[7], "w") as f:
+        json.dump(sc, f)
 t0 = time.perf_counter()
 res = run_json(sc)
 wall = time.perf_counter() - t0
@@ -137,10 +139,28 @@ s = res["summary"]
 print(json.dumps({
     "wall_s": wall, "loop_s": s["wall_s"], "events": s["events"],
     "delivered": s["delivered_data_packets"],
-    "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+    "peak_rss_mib": own_peak_rss_mib(),
     **bs_state_summary(res.get("bs_state") or {}),
 }))
 """
+
+
+def own_peak_rss_mib() -> float:
+    """This process's peak resident memory in MiB: Linux's ``VmHWM``, that of this
+    program alone; elsewhere ``ru_maxrss``, which on Linux would also count the
+    memory of the process that forked this one (the bench's own, tens of MiB once it
+    has built large scenarios)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
 
 
 STATE_KEYS = (
@@ -197,18 +217,21 @@ def bench_one(
     # rather than in the child.
     validate(flows_scenario(1, scheme, duration=duration, tables=tables, loss=loss,
                             loss_model=loss_model))
-    proc = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration)), str(int(tables)),
-         loss_model, repr(float(loss))],
-        capture_output=True, text=True, timeout=timeout_s, check=False,
-    )
-    if proc.returncode != 0:
-        raise SimulationError(f"{n:,} {scheme} flows: {_child_failure(proc)}")
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
-    if core_binary is not None:
-        sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
-                            loss_model=loss_model)
-        r.update(core_one(core_binary, sc, f"{n:,} {scheme} flows", r, timeout_s))
+    with tempfile.TemporaryDirectory(prefix="tcpair-scale-") as tmp:
+        # The child writes the scenario for the core's program: this process never
+        # holds a large one (its memory would be counted in a child forked later).
+        scenario = Path(tmp) / "scenario.json"
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(n), scheme, repr(float(duration)),
+             str(int(tables)), loss_model, repr(float(loss)),
+             *([str(scenario)] if core_binary is not None else [])],
+            capture_output=True, text=True, timeout=timeout_s, check=False,
+        )
+        if proc.returncode != 0:
+            raise SimulationError(f"{n:,} {scheme} flows: {_child_failure(proc)}")
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        if core_binary is not None:
+            r.update(core_one(core_binary, scenario, f"{n:,} {scheme} flows", r, timeout_s))
     r.update(
         flows=n,
         scheme=scheme,
@@ -230,30 +253,26 @@ class CoreBinaryFailed(SimulationError):
 
 
 def core_one(
-    binary: str | Path, scenario: dict[str, Any], what: str, expect: dict[str, Any],
+    binary: str | Path, scenario: Path, what: str, expect: dict[str, Any],
     timeout_s: float = 3600.0,
 ) -> dict[str, float]:
-    """``scenario`` run by the core's own program (``tcpair-sim --summary --peak-memory
-    FILE``) in a process of its own: its wall time and the peak resident memory it
-    reports of itself (Linux's ``VmHWM``; the ``wait4`` count of a child forked from
-    this process would include this process's memory). Its answer must count the
-    ``events`` and ``delivered`` of ``expect``, the same run through the Python API;
-    else :class:`CoreBinaryFailed`."""
-    with tempfile.TemporaryDirectory(prefix="tcpair-scale-") as tmp:
-        path = Path(tmp) / "scenario.json"
-        path.write_text(json.dumps(scenario))
-        t0 = time.perf_counter()
-        try:
-            proc = subprocess.run([str(binary), "--summary", "--peak-memory", str(path)],
-                                  capture_output=True, text=True, timeout=timeout_s,
-                                  check=False)
-        except subprocess.TimeoutExpired:
-            raise CoreBinaryFailed(_core_failure(binary, what, f"took over {timeout_s:g} s")) \
-                from None
-        except OSError as exc:
-            raise CoreBinaryFailed(_core_failure(binary, what, exc.strerror or str(exc))) \
-                from None
-        wall = time.perf_counter() - t0
+    """The scenario in JSON file ``scenario`` run by the core's own program
+    (``tcpair-sim --summary --peak-memory FILE``) in a process of its own: its wall
+    time and the peak resident memory it reports of itself (Linux's ``VmHWM``; the
+    ``wait4`` count of a child forked from this process would include this process's
+    memory). Its answer must count the ``events`` and ``delivered`` of ``expect``,
+    the same run through the Python API; else :class:`CoreBinaryFailed`."""
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([str(binary), "--summary", "--peak-memory", str(scenario)],
+                              capture_output=True, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise CoreBinaryFailed(_core_failure(binary, what, f"took over {timeout_s:g} s")) \
+            from None
+    except OSError as exc:
+        raise CoreBinaryFailed(_core_failure(binary, what, exc.strerror or str(exc))) \
+            from None
+    wall = time.perf_counter() - t0
     err = proc.stderr.strip().splitlines()
     if proc.returncode != 0:
         raise CoreBinaryFailed(_core_failure(
