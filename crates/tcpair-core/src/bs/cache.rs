@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use crate::engine::Slab;
 use crate::packet::DataPacket;
 
 /// An entry of a [`Cache`]: a cached data packet, and whatever the agent
@@ -31,49 +32,28 @@ impl Entry for DataPacket {
     }
 }
 
-/// The cached packets of an agent's connections, and its free places.
+/// The cached packets of an agent's connections.
 #[derive(Debug)]
-pub struct Store<T> {
-    slots: Vec<T>,
-    free: Vec<u32>,
-}
+pub struct Store<T>(Slab<T>);
 
 impl<T> Default for Store<T> {
     fn default() -> Self {
-        Self {
-            slots: Vec::new(),
-            free: Vec::new(),
-        }
+        Self(Slab::default())
     }
 }
 
 impl<T: Entry> Store<T> {
+    /// The entry at place `k`.
     #[inline]
-    fn put(&mut self, e: T) -> u32 {
-        match self.free.pop() {
-            Some(k) => {
-                self.slots[k as usize] = e;
-                k
-            }
-            None => {
-                self.slots.push(e);
-                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 cached packets")
-            }
-        }
+    fn at(&self, k: u32) -> &T {
+        self.0.get(k)
     }
 
+    /// Free place `k`, returning its entry.
     #[inline]
     fn take(&mut self, k: u32) -> T {
-        self.free.push(k);
-        self.slots[k as usize]
-    }
-
-    /// Ask for the packet at place `k` to be loaded.
-    #[inline]
-    fn prefetch(&self, k: u32) {
-        if let Some(e) = self.slots.get(k as usize) {
-            crate::engine::prefetch(e);
-        }
+        self.0.free(k);
+        *self.0.get(k)
     }
 }
 
@@ -96,44 +76,41 @@ impl Cache {
     /// The `i`-th cached entry in sequence order.
     #[inline]
     pub fn get<'s, T: Entry>(&self, s: &'s Store<T>, i: usize) -> &'s T {
-        &s.slots[self.0[i] as usize]
+        s.at(self.0[i])
     }
 
     #[inline]
     pub fn get_mut<'s, T: Entry>(&self, s: &'s mut Store<T>, i: usize) -> &'s mut T {
-        &mut s.slots[self.0[i] as usize]
+        s.0.get_mut(self.0[i])
     }
 
     #[inline]
     pub fn front<'s, T: Entry>(&self, s: &'s Store<T>) -> Option<&'s T> {
-        self.0.front().map(|&k| &s.slots[k as usize])
+        self.0.front().map(|&k| s.at(k))
     }
 
     #[inline]
     pub fn back<'s, T: Entry>(&self, s: &'s Store<T>) -> Option<&'s T> {
-        self.0.back().map(|&k| &s.slots[k as usize])
+        self.0.back().map(|&k| s.at(k))
     }
 
     /// The index of the entry of `seq` (`Err`: where it would go).
     #[inline]
     pub fn find<T: Entry>(&self, s: &Store<T>, seq: u32) -> Result<usize, usize> {
-        self.0
-            .binary_search_by_key(&seq, |&k| s.slots[k as usize].seq())
+        self.0.binary_search_by_key(&seq, |&k| s.at(k).seq())
     }
 
     /// Cache `e`, above every entry cached.
     #[inline]
     pub fn push_back<T: Entry>(&mut self, s: &mut Store<T>, e: T) {
-        let k = s.put(e);
+        let k = s.0.put(e);
         self.0.push_back(k);
     }
 
     /// Cache `e` in its place in sequence order.
     pub fn insert_sorted<T: Entry>(&mut self, s: &mut Store<T>, e: T) {
-        let at = self
-            .0
-            .partition_point(|&k| s.slots[k as usize].seq() < e.seq());
-        let k = s.put(e);
+        let at = self.0.partition_point(|&k| s.at(k).seq() < e.seq());
+        let k = s.0.put(e);
         self.0.insert(at, k);
     }
 
@@ -145,7 +122,7 @@ impl Cache {
 
     /// The cached entries in sequence order.
     pub fn iter<'a, T: Entry>(&'a self, s: &'a Store<T>) -> impl Iterator<Item = &'a T> + 'a {
-        self.0.iter().map(|&k| &s.slots[k as usize])
+        self.0.iter().map(|&k| s.at(k))
     }
 
     /// Free every cached entry, returning them in sequence order (a
@@ -157,11 +134,8 @@ impl Cache {
     /// Ask for the lowest and the highest cached entries to be loaded.
     #[inline]
     pub fn prefetch_ends<T: Entry>(&self, s: &Store<T>) {
-        if let Some(&k) = self.0.front() {
-            s.prefetch(k);
-        }
-        if let Some(&k) = self.0.back() {
-            s.prefetch(k);
+        for &k in [self.0.front(), self.0.back()].into_iter().flatten() {
+            crate::engine::prefetch(s.at(k));
         }
     }
 }
@@ -211,7 +185,7 @@ mod tests {
         for seq in 10..14 {
             b.push_back(&mut s, cached(seq));
         }
-        assert_eq!(s.slots.len(), 4, "the four freed places are taken again");
+        assert_eq!(s.0.len(), 4, "the four freed places are taken again");
         assert_eq!(seqs(&b, &s), [10, 11, 12, 13]);
         assert_eq!(b.len(), 4);
     }

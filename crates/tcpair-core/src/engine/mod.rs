@@ -10,6 +10,7 @@ mod prefetch;
 mod queue;
 mod ring;
 mod rng;
+mod slab;
 mod time;
 
 pub use heap::Scheduled;
@@ -17,4 +18,5 @@ pub use prefetch::{prefetch, prefetch_all};
 pub use queue::{EventQueue, Place};
 pub use ring::Ring;
 pub use rng::{stream, stream_seed, SimRng, StreamName};
+pub use slab::Slab;
 pub use time::{secs, to_secs, Time, MS, NS, SEC, US};

@@ -7,7 +7,7 @@
 //! Packet mode as in ns-2: data segments are numbered 0, 1, 2, ...; an ACK
 //! carries the next segment number the receiver expects (cumulative ACK).
 
-use crate::engine::Time;
+use crate::engine::{Slab, Time};
 
 mod options;
 pub mod seq_window;
@@ -248,12 +248,10 @@ impl Packet {
 /// depend on how the parts' events interleave (`sim::parts`).
 #[derive(Debug)]
 pub struct Arena {
-    slots: Vec<Stored>,
-    free: Vec<PktRef>,
+    slots: Slab<Stored>,
     /// The options of the packets that carry some; place 0 is no option
     /// and is never freed, so a packet without options reads it.
-    opts: Vec<Options>,
-    opts_free: Vec<u32>,
+    opts: Slab<Options>,
     live: usize,
     /// The id space of each flow (empty: every flow in space 0).
     space_of_flow: Vec<u32>,
@@ -269,11 +267,11 @@ impl Default for Arena {
 
 impl Arena {
     pub fn new() -> Self {
+        let mut opts = Slab::default();
+        opts.put(Options::default());
         Self {
-            slots: Vec::with_capacity(256),
-            free: Vec::with_capacity(256),
-            opts: vec![Options::default()],
-            opts_free: Vec::new(),
+            slots: Slab::with_capacity(256),
+            opts,
             live: 0,
             space_of_flow: Vec::new(),
             next_id: vec![0],
@@ -314,16 +312,7 @@ impl Arena {
         let mut s = p.with_opts(opts);
         s.id = self.next_id(s.flow);
         self.live += 1;
-        match self.free.pop() {
-            Some(r) => {
-                self.slots[r as usize] = s;
-                r
-            }
-            None => {
-                self.slots.push(s);
-                (self.slots.len() - 1) as PktRef
-            }
-        }
+        self.slots.put(s)
     }
 
     /// Where options `o` are kept for a packet whose options were at
@@ -332,70 +321,60 @@ impl Arena {
     fn keep_opts(&mut self, at: u32, o: &Options) -> u32 {
         if o.is_empty() {
             if at != 0 {
-                self.opts_free.push(at);
+                self.opts.free(at);
             }
             return 0;
         }
-        let at = match at {
-            0 => match self.opts_free.pop() {
-                Some(k) => k,
-                None => {
-                    self.opts.push(Options::default());
-                    u32::try_from(self.opts.len() - 1).expect("fewer than 2^32 packets")
-                }
-            },
-            k => k,
-        };
-        self.opts[at as usize] = *o;
+        if at == 0 {
+            return self.opts.put(*o);
+        }
+        *self.opts.get_mut(at) = *o;
         at
     }
 
     /// Packet `r`, its options included.
     #[inline]
     pub fn get(&self, r: PktRef) -> Packet {
-        let s = &self.slots[r as usize];
-        s.with_opts(self.opts[s.opts as usize])
+        let s = self.slots.get(r);
+        s.with_opts(*self.opts.get(s.opts))
     }
 
     /// Packet `r`'s fields without its options (`opts` is where they are kept).
     #[inline]
     pub fn head(&self, r: PktRef) -> &Stored {
-        &self.slots[r as usize]
+        self.slots.get(r)
     }
 
     /// Packet `r`'s fields, to change any but its options (which [`Self::set`] changes).
     #[inline]
     pub fn head_mut(&mut self, r: PktRef) -> &mut Stored {
-        &mut self.slots[r as usize]
+        self.slots.get_mut(r)
     }
 
     /// Packet `r` becomes `p` (its id included).
     #[inline]
     pub fn set(&mut self, r: PktRef, p: &Packet) {
-        let at = self.slots[r as usize].opts;
-        let opts = self.keep_opts(at, &p.opts);
-        self.slots[r as usize] = p.with_opts(opts);
+        let opts = self.keep_opts(self.slots.get(r).opts, &p.opts);
+        *self.slots.get_mut(r) = p.with_opts(opts);
     }
 
     /// Release a packet's slot. The caller must not use `r` afterwards.
     #[inline]
     pub fn free(&mut self, r: PktRef) {
-        let at = self.slots[r as usize].opts;
+        let at = self.slots.get(r).opts;
         if at != 0 {
-            self.opts_free.push(at);
+            self.opts.free(at);
         }
         self.live -= 1;
-        self.free.push(r);
+        self.slots.free(r);
     }
 
     /// Give back the slots' memory at the end of a run, keeping the count of
     /// live packets (the results check it): no packet may be read or
     /// allocated afterwards.
     pub fn release_slots(&mut self) {
-        self.slots = Vec::new();
-        self.free = Vec::new();
-        self.opts = Vec::new();
-        self.opts_free = Vec::new();
+        self.slots.release();
+        self.opts.release();
     }
 
     /// Packets currently allocated (in a queue, on a wire, or held).

@@ -36,10 +36,11 @@ impl Sim {
         match self.routes.hop(p.path, p.hop) {
             Some(dir) if self.topo.dirs[dir as usize].medium.is_none() => {
                 // A packet the queue drops stays allocated until the
-                // agents have seen it: no copy of it is needed.
+                // agents have seen it.
                 if !self.offer_with(dir, pkt, true) {
+                    let p = self.arena.get(pkt);
                     for i in from..to {
-                        self.agents[i as usize].on_queue_drop(now, &self.arena.get(pkt));
+                        self.agents[i as usize].on_queue_drop(now, &p);
                     }
                     self.arena.free(pkt);
                 }
