@@ -210,7 +210,8 @@ def _bench_flows(
     within_s: float | None,
     core_binary: str | None = None,
 ) -> None:
-    from tcpair.scale import SCHEMES, CoreBinaryFailed, bench_flows
+    from tcpair.core_program import CoreBinaryFailed
+    from tcpair.scale import SCHEMES, bench_flows
 
     ns = _ints(flow_counts, "--flows")
     names = [s.strip() for s in schemes.split(",") if s.strip()]
@@ -305,8 +306,9 @@ def _state_cells(r: dict) -> list[str]:
 
 
 def _bench_vs_ns2(pairs: int, as_json: bool, core_binary: str | None) -> None:
+    from tcpair.core_program import CoreBinaryFailed
     from tcpair.ns2 import missing_message, ns_binary
-    from tcpair.ns2.speed import CoreBinaryFailed, bench_vs_ns2
+    from tcpair.ns2.speed import bench_vs_ns2
 
     if ns_binary() is None:
         _stderr().print(f"bench --vs-ns2 skipped: {missing_message()}")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tcpair._errors import ScenarioError, SimulationError
+from tcpair.core_program import CoreBinaryFailed, core_binary_failed
 
 RTT_MIN_S = 0.020
 RTT_MAX_S = 0.200
@@ -247,11 +248,6 @@ def bench_one(
     return r
 
 
-class CoreBinaryFailed(SimulationError):
-    """The core's own program (``--core-binary``) did not run a scenario as the
-    Python API did."""
-
-
 def core_one(
     binary: str | Path, scenario: Path, what: str, expect: dict[str, Any],
     timeout_s: float = 3600.0,
@@ -267,36 +263,29 @@ def core_one(
         proc = subprocess.run([str(binary), "--summary", "--peak-memory", str(scenario)],
                               capture_output=True, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
-        raise CoreBinaryFailed(_core_failure(binary, what, f"took over {timeout_s:g} s")) \
-            from None
+        raise core_binary_failed(binary, what, f"took over {timeout_s:g} s") from None
     except OSError as exc:
-        raise CoreBinaryFailed(_core_failure(binary, what, exc.strerror or str(exc))) \
-            from None
+        raise core_binary_failed(binary, what, exc.strerror or str(exc)) from None
     wall = time.perf_counter() - t0
     err = proc.stderr.strip().splitlines()
     if proc.returncode != 0:
-        raise CoreBinaryFailed(_core_failure(
-            binary, what, err[-1] if err else f"exit status {proc.returncode}"))
+        raise core_binary_failed(
+            binary, what, err[-1] if err else f"exit status {proc.returncode}")
     peak = [line.split("=", 1)[1] for line in err if line.startswith("peak_rss_kib=")]
     try:
         s = json.loads(proc.stdout)["summary"]
         kib = int(peak[-1])
     except (ValueError, KeyError, TypeError, IndexError):
-        raise CoreBinaryFailed(_core_failure(
+        raise core_binary_failed(
             binary, what, "its output is not the answer of tcpair-sim --summary --peak-memory"
-        )) from None
+        ) from None
     got = (s.get("events"), s.get("delivered_data_packets"))
     if got != (expect["events"], expect["delivered"]):
-        raise CoreBinaryFailed(_core_failure(
+        raise core_binary_failed(
             binary, what, f"its answer counts {got[0]} events and {got[1]} delivered packets "
             f"where the Python API counted {expect['events']} and {expect['delivered']}"
-        ))
+        )
     return {"core_wall_s": wall, "core_peak_rss_mib": kib / 1024.0}
-
-
-def _core_failure(binary: str | Path, what: str, why: str) -> str:
-    return (f"--core-binary {binary} did not run {what}: {why}; build the core's program "
-            "with: cargo build --release --bin tcpair-sim")
 
 
 def _child_failure(proc: subprocess.CompletedProcess[str]) -> str:
@@ -434,7 +423,7 @@ def scale_table(rows: Iterable[dict[str, Any]]) -> Any:
 
 __all__ = [
     "LOSS_MODELS",
-    "SAVED", "SCHEMES", "STATE_KEYS", "bench_flows", "bench_one", "bs_state_summary",
-    "flows_scenario", "merge_passes",
+    "SAVED", "SCHEMES", "STATE_KEYS", "CoreBinaryFailed", "bench_flows", "bench_one",
+    "bs_state_summary", "core_one", "flows_scenario", "merge_passes", "own_peak_rss_mib",
     "scale_table",
 ]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tcpair.core_program import CoreBinaryFailed, core_binary_failed
 from tcpair.ns2 import Ns2Missing, missing_message, ns_binary, ns_command
 
 
@@ -106,10 +107,6 @@ def _timed(cmd: list[str]) -> tuple[float, str]:
     return wall, proc.stdout
 
 
-class CoreBinaryFailed(RuntimeError):
-    """The core's own program (``--core-binary``) did not run a case."""
-
-
 def bench_case(
     case: Case, pairs: int, workdir: Path, core_binary: Path | None = None
 ) -> dict[str, Any]:
@@ -176,20 +173,15 @@ def _core_alone(cmd: list[str], case: str) -> float:
     try:
         wall, out = _timed(cmd)
     except OSError as e:
-        raise CoreBinaryFailed(_not_run(cmd[0], case, e.strerror or str(e))) from None
+        raise core_binary_failed(cmd[0], f"case {case}", e.strerror or str(e)) from None
     except RuntimeError as e:
-        raise CoreBinaryFailed(_not_run(cmd[0], case, str(e))) from None
+        raise core_binary_failed(cmd[0], f"case {case}", str(e)) from None
     try:
         json.loads(out)["summary"]["events"]
     except (ValueError, KeyError, TypeError):
         why = "its output is not the JSON answer of tcpair-sim --summary"
-        raise CoreBinaryFailed(_not_run(cmd[0], case, why)) from None
+        raise core_binary_failed(cmd[0], f"case {case}", why) from None
     return wall
-
-
-def _not_run(binary: str, case: str, why: str) -> str:
-    return (f"--core-binary {binary} did not run case {case}: {why}; build the core's "
-            "program with: cargo build --release --bin tcpair-sim")
 
 
 def bytecode_cached() -> bool:
