@@ -259,7 +259,14 @@ PR_SET_PDEATHSIG = 1
 
 
 def worker_init(parent: int) -> None:
-    """In a new pool worker: die with the parent, let go of the store's lock."""
+    """In a new pool worker: leave Ctrl-C to the parent, die with the parent, let
+    go of the store's lock.
+
+    A terminal's Ctrl-C reaches the whole process group. A worker waiting for its
+    next run would raise KeyboardInterrupt there and print its own traceback
+    before the parent stopped it; the parent, interrupted, kills the workers of
+    its runs in flight itself (:func:`close_pool`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
@@ -304,14 +311,23 @@ class DaskBackend(Backend):
             self.address = scheduler
         else:
             n = default_jobs() if local_workers is None else max(1, int(local_workers))
-            self.cluster = LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+            from tcpair.dask_local import LeaveCtrlCToTheClient, children_ignore_ctrl_c
+
+            with children_ignore_ctrl_c():
+                self.cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    # Its log lines are noise here (a worker's heartbeat to a scheduler
+                    # that closed first, say): what a failure means reaches the sweep
+                    # as a failed run or a worker's death.
+                    silence_logs=logging.CRITICAL,
+                )
             self.client = Client(self.cluster)
+            # A worker the nanny starts again later (after a death) starts with Python's
+            # own Ctrl-C: it is told to leave Ctrl-C to this process once it is up.
+            self.client.register_plugin(LeaveCtrlCToTheClient())
             self.workers = n
             self.address = self.cluster.scheduler_address
         self.name = f"dask at {self.address}"

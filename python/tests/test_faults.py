@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from procs import tcpair_env
+from procs import ctrl_c, tcpair_env
 
 import tcpair
 from tcpair.backends import MAX_CRASHES, LocalBackend, WorkerDied
@@ -117,6 +117,55 @@ def test_a_worker_killed_once_costs_a_retry_not_a_result(tmp_path: Path) -> None
     items = [(marker, "die"), *[(marker, f"ok{i}") for i in range(3)]]
     results = dict(LocalBackend(2).map_unordered(_die_once, items))
     assert results == {0: "die", 1: "ok0", 2: "ok1", 3: "ok2"}
+
+
+# A sweep whose parent is slow to answer Ctrl-C (busy storing, say): one worker has
+# finished its run and waits for the next, the other runs on. The parent takes its
+# time before it raises KeyboardInterrupt, so that a worker that took the terminal's
+# SIGINT itself would have printed its own traceback by then.
+_SLOW_PARENT = """
+import signal, sys, time
+from tcpair.backends import LocalBackend
+
+def nap(seconds):
+    time.sleep(seconds)
+    return seconds
+
+def slow(signum, frame):
+    time.sleep(1.0)
+    raise KeyboardInterrupt
+
+if __name__ == "__main__":
+    try:
+        for i, _ in LocalBackend(2).map_unordered(nap, [(0.0,), (60.0,)], tick=0.05):
+            if i == 0:
+                signal.signal(signal.SIGINT, slow)
+                print("one idle", flush=True)
+    except KeyboardInterrupt:
+        sys.exit(130)
+"""
+
+
+def test_ctrl_c_with_an_idle_sweep_worker_prints_no_traceback(tmp_path: Path) -> None:
+    """The terminal's Ctrl-C reaches the sweep's workers too: they leave it to the
+    parent, which stops them (docs/reliability.md)."""
+    script = tmp_path / "slow_parent.py"
+    script.write_text(_SLOW_PARENT)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        env=tcpair_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "one idle\n"
+    t0 = time.monotonic()
+    err = ctrl_c(proc)
+    assert proc.returncode == 130
+    assert time.monotonic() - t0 < 30, "the busy worker was not stopped"
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
 # -- filesystem errors ---------------------------------------------------------------

@@ -325,6 +325,38 @@ def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
         pass
 
 
+def test_ctrl_c_on_a_local_dask_cluster_prints_no_traceback(tmp_path: Path) -> None:
+    """The terminal's Ctrl-C reaches the local cluster's workers too, one of them
+    idle: they leave it to the sweep, which closes the cluster and says how to resume."""
+    pytest.importorskip("distributed")
+    sweep_file = tmp_path / "idle.toml"
+    sweep_file.write_text(
+        f'name = "idle"\nscenario = "{CLRP}"\nseeds = 1\n'
+        '[[axis]]\nname = "d"\nparam = "run.duration"\nvalues = [0.5, 400000.0]\n'
+    )
+    out = tmp_path / "store"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out),
+         "--dask-local", "2"],
+        env=tcpair_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not _stored_runs(out / "runs"):
+        time.sleep(0.05)
+    assert proc.poll() is None, "sweep finished before the interrupt"
+    t0 = time.monotonic()
+    err = ctrl_c(proc)
+    assert proc.returncode == 130
+    assert time.monotonic() - t0 < 30, "the cluster's busy worker was not stopped"
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert last.startswith("error: interrupted") and "run the same command again" in last
+
+
 # -- Dask: a worker killed mid-run ---------------------------------------------------
 
 
