@@ -165,3 +165,17 @@ fn bs_agents_are_deterministic() {
         assert_eq!(a, b, "{scheme}");
     }
 }
+
+/// The answer's text written key by key is the text of its JSON value, byte
+/// for byte, with every table filled (drops, recoveries, a time series, the
+/// agents' state and counters).
+#[test]
+fn the_answer_written_key_by_key_is_its_values_text() {
+    for scheme in ["reno", "snoop", "clrp"] {
+        let mut v = clrp(scheme, 0.03, 7);
+        v["output"] = json!({"timeseries": true, "interval": 0.5});
+        let r = run(&v);
+        assert!(r.drops["cause"].as_array().is_some_and(|c| !c.is_empty()));
+        assert_eq!(r.to_json_text(), r.to_json().to_string(), "{scheme}");
+    }
+}

@@ -58,9 +58,20 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
         // The text and its parsed form are dropped before the run.
         let sim = Sim::from_json_with(&text, plugins)?;
         drop(text);
-        let r = sim.run_checked(stop)?;
-        Ok(r.to_json().to_string())
+        Ok(after_a_run(sim.run_checked(stop)?.to_json_text()))
     })
+}
+
+/// A run's answer, once its state is gone: after a large one (an answer of
+/// 1 MiB or more: thousands of flows), the heap's free pages go back to the
+/// system before Python decodes the answer beside them
+/// (`engine::malloc::give_back_free_pages`); after a small one there is
+/// little to give back, and sweeps run thousands of them a second.
+fn after_a_run(answer: String) -> String {
+    if answer.len() >= 1 << 20 {
+        tcpair_core::engine::malloc::give_back_free_pages();
+    }
+    answer
 }
 
 /// [`run`], returning only the summary and the flows (`{"flows": [...],
@@ -72,7 +83,7 @@ fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     run_then(py, scenario_json, |text, plugins, stop| {
         let sim = Sim::from_json_with(&text, plugins)?;
         drop(text);
-        sim.run_summary_json(stop)
+        Ok(after_a_run(sim.run_summary_json(stop)?))
     })
 }
 
@@ -181,7 +192,7 @@ fn run_traced(py: Python<'_>, scenario_json: &str, callback: Py<PyAny>) -> PyRes
             drop(text);
             sim.set_trace_sink(Box::new(PySink(callback)));
             let mut stop = || failure.is_set();
-            Ok(sim.run_checked(&mut stop)?.to_json().to_string())
+            Ok(after_a_run(sim.run_checked(&mut stop)?.to_json_text()))
         })
     });
     plugin_failure(py, &failure)?;

@@ -18,6 +18,8 @@ use tcpair_core::SimError;
 const USAGE: &str = "usage: tcpair-sim [--summary] [--peak-memory] SCENARIO.toml|SCENARIO.json";
 
 fn main() -> ExitCode {
+    // This program owns its process (engine/malloc.rs).
+    tcpair_core::engine::malloc::fix_mmap_threshold();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut flag = |name: &str| match args.iter().position(|a| a == name) {
         Some(i) => {
@@ -72,7 +74,7 @@ fn run(text: &str, json: bool, summary: bool) -> Result<String, SimError> {
     if summary {
         sim.run_summary_json(&mut || false)
     } else {
-        Ok(sim.run()?.to_json().to_string())
+        Ok(sim.run()?.to_json_text())
     }
 }
 

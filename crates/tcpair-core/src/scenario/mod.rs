@@ -95,14 +95,12 @@ pub struct Scenario {
 
 /// Parse TOML text into the generic value tree the schema is read from.
 pub fn parse_toml(text: &str) -> Result<serde_json::Value, ConfigError> {
-    crate::engine::malloc::fix_mmap_threshold();
     toml::from_str::<serde_json::Value>(text)
         .map_err(|e| ConfigError::new("", format!("not valid TOML: {}", e.message().trim())))
 }
 
 /// Parse JSON text (what the Python API sends).
 pub fn parse_json(text: &str) -> Result<serde_json::Value, ConfigError> {
-    crate::engine::malloc::fix_mmap_threshold();
     serde_json::from_str(text).map_err(|e| ConfigError::new("", format!("not valid JSON: {e}")))
 }
 

@@ -14,6 +14,7 @@
 
 mod accuracy;
 mod agents;
+mod answer;
 pub mod bare_heap;
 mod budget;
 mod delays;
@@ -183,7 +184,6 @@ impl Sim {
     }
 
     fn build(mut scenario: Scenario, topo: Topology, separate: bool) -> Sim {
-        crate::engine::malloc::fix_mmap_threshold();
         // The spec's lists serve `tcpair validate` alone; a run has their
         // built form (a few KiB per flow with thousands of flows).
         let spec = &mut scenario.spec;
@@ -445,20 +445,10 @@ pub fn run_toml(text: &str) -> Result<RunResult, SimError> {
 /// copies of the flows at the end of a run: at 10,000 flows about 120 MiB,
 /// the peak of a Reno run.
 fn summary_json(summary: &Summary, flows: &[FlowResult]) -> String {
-    let mut out = Vec::new();
-    out.extend_from_slice(br#"{"flows":["#);
-    for (i, f) in flows.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        let v = serde_json::to_value(f).expect("a flow serialises");
-        serde_json::to_writer(&mut out, &v).expect("a flow is written");
-    }
-    out.extend_from_slice(br#"],"summary":"#);
-    let v = serde_json::to_value(summary).expect("a summary serialises");
-    serde_json::to_writer(&mut out, &v).expect("a summary is written");
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text is UTF-8")
+    answer::object_text(&mut [
+        ("flows", &|w| answer::write_each_as_value(w, flows)),
+        ("summary", &|w| answer::write_as_value(w, summary)),
+    ])
 }
 
 /// Run a scenario given as JSON text.

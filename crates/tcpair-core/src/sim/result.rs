@@ -4,7 +4,7 @@
 
 use super::accuracy::Accuracy;
 use super::flow::FlowState;
-use super::{tables, Sim};
+use super::{answer, tables, Sim};
 use crate::engine::{to_secs, Time};
 use crate::metrics::jain_fairness;
 use crate::net::wifi::MacCounters;
@@ -343,5 +343,22 @@ impl RunResult {
     /// The JSON document of the Python contract (see python/tcpair/api.py).
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).expect("a run result serialises")
+    }
+
+    /// [`Self::to_json`] as text, byte for byte, without a second copy of
+    /// the whole answer as a JSON value (`answer.rs`).
+    pub fn to_json_text(&self) -> String {
+        answer::object_text(&mut [
+            ("summary", &|w| answer::write_as_value(w, &self.summary)),
+            ("flows", &|w| answer::write_each_as_value(w, &self.flows)),
+            ("drops", &|w| answer::write_value(w, &self.drops)),
+            ("recoveries", &|w| answer::write_value(w, &self.recoveries)),
+            ("timeseries", &|w| answer::write_value(w, &self.timeseries)),
+            ("bs_state", &|w| answer::write_value(w, &self.bs_state)),
+            ("bs_counters", &|w| {
+                answer::write_value(w, &self.bs_counters)
+            }),
+            ("handoffs", &|w| answer::write_value(w, &self.handoffs)),
+        ])
     }
 }
