@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +85,12 @@ def execute(
     progress: bool = True,
     console: Console | None = None,
     description: str = "runs",
+    watch: Callable[[], None] | None = None,
 ) -> ExecStats:
     """Run every task the store lacks and store them in groups as they finish
-    (a run counts as executed once its group is stored)."""
+    (a run counts as executed once its group is stored). ``watch`` is called as each
+    run comes back and every few tenths of a second between: what it raises stops
+    the sweep there (the runs in flight are stopped, the groups stored are kept)."""
     unique: dict[str, Task] = {}
     for t in tasks:
         unique.setdefault(t.key, t)
@@ -117,6 +120,8 @@ def execute(
         )
         try:
             for i, result in results:
+                if watch is not None:
+                    watch()
                 if i != IDLE:
                     task = todo[i]
                     rows, tables = task_records(
@@ -244,13 +249,15 @@ def run_sweep(
     retry_failed: bool = False,
     progress: bool = True,
     console: Console | None = None,
+    watch: Callable[[], None] | None = None,
 ) -> SweepResult:
     """Run a sweep into the store ``out`` (default ``results/<name>``), resuming.
 
     ``until_ci`` (a fraction) and ``until_decided`` (the sweep's target has no
     inconclusive claim) add seeds in rounds up to ``max_seeds`` per point; when
     the cap stops them short, the result's ``unconverged``/``undecided`` name
-    what is left and a warning is printed (the CLI then exits with code 3)."""
+    what is left and a warning is printed (the CLI then exits with code 3).
+    ``watch``: see :func:`execute`."""
     spec = load_sweep(sweep)
     if until_ci is not None and not (0 < until_ci < 1):
         raise ScenarioError(f"--until-ci: expected a fraction in (0, 1), got {until_ci}")
@@ -299,6 +306,7 @@ def run_sweep(
                         progress=progress,
                         console=console,
                         description=desc,
+                        watch=watch,
                     )
                 )
                 result.tasks, result._runs = tasks, None

@@ -232,6 +232,11 @@ class Reports:
             self.built[name] = build_report(directory, index_href=index_href)
             return
         self.pending[name] = self.pool.submit(build_report, directory, index_href=index_href)
+        self.raise_failed()
+
+    def raise_failed(self) -> None:
+        """Raise what a report drawn so far raised, if one did: called while the next
+        target's sweep runs, so that the command stops then, not after that sweep."""
         for fut in self.pending.values():
             if fut.done() and fut.exception() is not None:
                 fut.result()

@@ -64,6 +64,19 @@ def test_a_report_that_fails_raises_its_own_error(tmp_path: Path) -> None:
         pooled.collect()
 
 
+def test_a_failed_report_is_raised_while_the_next_sweep_runs(tmp_path: Path) -> None:
+    """`Reports.raise_failed`, which `reproduce` calls as the next target's runs come
+    back, raises a pooled report's error as soon as that report has failed."""
+    (tmp_path / "empty").mkdir()
+    with Reports(2) as pooled:
+        pooled.submit("empty", tmp_path / "empty", "../../index.html")
+        deadline = time.monotonic() + 60
+        with pytest.raises(ScenarioError, match="not a tcpair sweep directory"):
+            while time.monotonic() < deadline:
+                pooled.raise_failed()
+                time.sleep(0.01)
+
+
 def test_ctrl_c_while_a_report_worker_waits_prints_no_traceback(tmp_path: Path) -> None:
     """Ctrl-C reaches the whole process group, report workers too: they leave it to
     the parent, which stops them and says how to resume."""

@@ -298,6 +298,29 @@ def test_sigkill_mid_sweep_loses_nothing_and_resumes(tmp_path: Path) -> None:
     assert kept.to_dict() == survivors, "runs stored before the kill were run again"
 
 
+def test_what_watch_raises_stops_the_sweep_and_a_rerun_completes_it(tmp_path: Path) -> None:
+    """`reproduce` watches the pages drawn while the next sweep runs: a page that
+    failed stops that sweep at once, with the page's error; the runs stored by then
+    stay stored, and running the sweep again runs only the others."""
+    spec = small_sweep([0.0, 0.01, 0.02], seeds=16, duration=2000.0)
+    out = tmp_path / "store"
+
+    def watch() -> None:  # fails once a first group of runs is stored
+        if _stored_runs(out / "runs"):
+            raise RuntimeError("a page failed")
+
+    with pytest.raises(RuntimeError, match="a page failed"):
+        run_sweep(spec, out, jobs=2, progress=False, watch=watch)
+    stopped = _stored_runs(out / "runs")
+    assert 0 < len(stopped) < 48, "the sweep ran on after watch raised"
+    again = run_sweep(spec, out, jobs=2, progress=False)
+    assert sum(s.executed for s in again.stats) == 48 - len(stopped)
+    df = tcpair.load_results(out)
+    assert len(df) == 48 and df["run_key"].is_unique
+    kept = df.set_index("run_key").loc[list(stopped), "finished_at"]
+    assert kept.to_dict() == stopped, "stored runs were run again"
+
+
 def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
     sweep_file = _write_sweep(tmp_path, "[0.01, 0.05]", 6, 20000.0, "long")
     out = tmp_path / "store"

@@ -119,6 +119,8 @@ def reproduce(
                 retry_failed=retry_failed,
                 progress=progress,
                 console=console,
+                # A page that failed stops the command now, not after this sweep.
+                watch=reports.raise_failed,
             )
             if progress:
                 console.print(f"{name}: {res.counts_line()}")
