@@ -156,10 +156,12 @@ pub trait BsAgent: Send + std::fmt::Debug {
 
 /// Index of `flow`'s per-connection state in `conns`, growing it with
 /// `make()` on first sight (flow ids are dense, so a `Vec` indexed by flow
-/// id is the table). The one per-connection table of every BS agent.
+/// id is the table). The one per-connection table of every BS agent: at
+/// 10,000 flows several MiB, so it takes its room as `engine::room` says.
 pub(crate) fn conn_slot<T>(conns: &mut Vec<T>, flow: FlowId, make: impl FnMut() -> T) -> usize {
     let i = flow as usize;
     if conns.len() <= i {
+        crate::engine::room::make_room(conns, i + 1);
         conns.resize_with(i + 1, make);
     }
     i

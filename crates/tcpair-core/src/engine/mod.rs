@@ -10,6 +10,7 @@ mod prefetch;
 mod queue;
 mod ring;
 mod rng;
+pub mod room;
 mod slab;
 mod time;
 

@@ -5,23 +5,9 @@
 //! their options) and the caches of BS agents (`bs::cache`) keep their
 //! values in slabs.
 //!
-//! A slab past [`SMALL`] reserves room for [`LARGE`] at once: address space
-//! only, whose pages the system gives when first written. glibc's `malloc`
-//! gives a block of its own pages only above a threshold that it raises
-//! each time such a block is freed, up to 32 MiB (a Python process has
-//! freed many by the time it runs a scenario); below it, a vector grown by
-//! doubling leaves each smaller copy of itself behind in the heap. Above
-//! 32 MiB a block always has its own pages, and grows in place (`mremap`).
-//! At 10,000 Snoop flows x 8 s through the Python API the slabs' copies
-//! left behind were about 16 MiB of a 280 MiB peak (docs/performance.md,
-//! "The allocator left to the process it runs in"); small runs never
-//! reach [`SMALL`].
+//! A slab past 128 KiB takes room for 32 MiB at once (`engine/room.rs`).
 
-/// Bytes past which a slab reserves [`LARGE`].
-const SMALL: usize = 128 * 1024;
-/// Above glibc's highest threshold for blocks of their own on 64-bit
-/// systems (`DEFAULT_MMAP_THRESHOLD_MAX`, 32 MiB).
-const LARGE: usize = 32 * 1024 * 1024 + 4096;
+use super::room::make_room;
 
 #[derive(Debug, Clone)]
 pub struct Slab<T> {
@@ -53,24 +39,13 @@ impl<T> Slab<T> {
                 k
             }
             None => {
-                if self.items.len() == self.items.capacity() {
-                    self.grow();
+                let len = self.items.len();
+                if len == self.items.capacity() {
+                    make_room(&mut self.items, len + 1);
                 }
                 self.items.push(v);
                 u32::try_from(self.items.len() - 1).expect("fewer than 2^32 values in a slab")
             }
-        }
-    }
-
-    /// Past [`SMALL`], room for [`LARGE`] at once; below it, and past
-    /// [`LARGE`], the vector's own doubling.
-    #[cold]
-    fn grow(&mut self) {
-        let each = size_of::<T>().max(1);
-        let bytes = self.items.capacity() * each;
-        if (SMALL..LARGE).contains(&bytes) {
-            self.items
-                .reserve_exact(LARGE.div_ceil(each) - self.items.len());
         }
     }
 
@@ -131,6 +106,7 @@ mod tests {
     /// doubles again; what it holds stays where it was put.
     #[test]
     fn a_large_slab_reserves_its_room_at_once() {
+        use crate::engine::room::{LARGE, SMALL};
         let mut s: Slab<[u64; 8]> = Slab::default();
         let small = SMALL / 64;
         for i in 0..=small {
