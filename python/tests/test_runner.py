@@ -321,11 +321,11 @@ def test_what_watch_raises_stops_the_sweep_and_a_rerun_completes_it(tmp_path: Pa
     assert kept.to_dict() == stopped, "stored runs were run again"
 
 
-def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
-    sweep_file = _write_sweep(tmp_path, "[0.01, 0.05]", 6, 20000.0, "long")
-    out = tmp_path / "store"
+def _sweep_in_a_terminal(sweep_file: Path, out: Path, *options: str) -> subprocess.Popen[str]:
+    """`tcpair sweep` in a session of its own, as a terminal runs it (Ctrl-C then
+    reaches its whole process group), returned once a first group of its runs is stored."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out)],
+        [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out), *options],
         env=tcpair_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -333,11 +333,16 @@ def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if [p for p in (out / "runs").glob("*.parquet") if not p.name.startswith(".")]:
-            break
-        time.sleep(0.01)
+    while time.monotonic() < deadline and proc.poll() is None and not _stored_runs(out / "runs"):
+        time.sleep(0.02)
     assert proc.poll() is None, "sweep finished before the interrupt"
+    return proc
+
+
+def test_ctrl_c_stops_at_once_with_a_resume_hint(tmp_path: Path) -> None:
+    sweep_file = _write_sweep(tmp_path, "[0.01, 0.05]", 6, 20000.0, "long")
+    out = tmp_path / "store"
+    proc = _sweep_in_a_terminal(sweep_file, out)
     err = ctrl_c(proc)
     assert proc.returncode == 130
     last = err.replace("\r", "\n").strip().splitlines()[-1]
@@ -358,19 +363,7 @@ def test_ctrl_c_on_a_local_dask_cluster_prints_no_traceback(tmp_path: Path) -> N
         '[[axis]]\nname = "d"\nparam = "run.duration"\nvalues = [0.5, 400000.0]\n'
     )
     out = tmp_path / "store"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out),
-         "--dask-local", "2"],
-        env=tcpair_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and not _stored_runs(out / "runs"):
-        time.sleep(0.05)
-    assert proc.poll() is None, "sweep finished before the interrupt"
+    proc = _sweep_in_a_terminal(sweep_file, out, "--dask-local", "2")
     t0 = time.monotonic()
     err = ctrl_c(proc)
     assert proc.returncode == 130
