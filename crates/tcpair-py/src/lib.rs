@@ -54,11 +54,8 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 /// field, the user's exception as its cause.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    run_then(py, scenario_json, |text, plugins, stop| {
-        // The text and its parsed form are dropped before the run.
-        let sim = Sim::from_json_with(&text, plugins)?;
-        drop(text);
-        Ok(after_a_run(sim.run_checked(stop)?.to_json_text()))
+    run_then(py, scenario_json, |sim, stop| {
+        Ok(sim.run_checked(stop)?.to_json_text())
     })
 }
 
@@ -80,19 +77,16 @@ fn after_a_run(answer: String) -> String {
 /// tens of thousands of rows it would not show.
 #[pyfunction]
 fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    run_then(py, scenario_json, |text, plugins, stop| {
-        let sim = Sim::from_json_with(&text, plugins)?;
-        drop(text);
-        Ok(after_a_run(sim.run_summary_json(stop)?))
-    })
+    run_then(py, scenario_json, |sim, stop| sim.run_summary_json(stop))
 }
 
-/// Run `go` on the scenario's text outside the GIL, with a `stop` callback
-/// that checks for signals.
+/// Build the run of the scenario's text outside the GIL (the text and its
+/// parsed form dropped before the run's state is built) and answer with
+/// `go`, given a `stop` callback that checks for signals.
 fn run_then(
     py: Python<'_>,
     scenario_json: &str,
-    go: impl FnOnce(String, &PyPlugins, &mut dyn FnMut() -> bool) -> Result<String, SimError> + Send,
+    go: impl FnOnce(Sim, &mut dyn FnMut() -> bool) -> Result<String, SimError> + Send,
 ) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let mut pending: Option<PyErr> = None;
@@ -112,7 +106,9 @@ fn run_then(
                     }
                 }
             };
-            go(text, &plugins, &mut stop)
+            let sim = Sim::from_json_with(&text, &plugins)?;
+            drop(text);
+            Ok(after_a_run(go(sim, &mut stop)?))
         })
     });
     plugin_failure(py, &failure)?;
