@@ -45,9 +45,13 @@ def test_a_run_leaves_glibcs_threshold_to_the_process() -> None:
     """A fixed threshold would make every large array numpy makes and frees take
     fresh pages from the system: a loop of sums on 8 MB arrays ran 2.5 to 3.1 times
     slower after one `tcpair.run` when the core fixed it (engine/malloc.rs)."""
+    # glibc's own variables fix its parameters from the environment: dask.distributed,
+    # once imported (by an earlier test), sets MALLOC_TRIM_THRESHOLD_ in this process's
+    # environment for its workers, which would fix the threshold before tcpair runs.
+    env = {k: v for k, v in tcpair_env().items() if not k.startswith("MALLOC_")}
     out = subprocess.run(
         [sys.executable, "-c", _PROBE],
-        env=tcpair_env(),
+        env=env,
         capture_output=True,
         text=True,
         check=True,
