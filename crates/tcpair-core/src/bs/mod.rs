@@ -149,6 +149,13 @@ pub trait BsAgent: Send + std::fmt::Debug {
     ) {
     }
 
+    /// At the run's end, once every packet is counted: give back the memory
+    /// of the packets the agent holds (its cache's store), before the run's
+    /// results are built beside the rest of its state. Only the meters and
+    /// [`BsAgent::counters`] are read afterwards. The default: nothing to
+    /// give back.
+    fn release_packets(&mut self) {}
+
     /// Agent-specific counters of one flow (e.g. local retransmissions), in a
     /// fixed order (the same names for every flow).
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)>;

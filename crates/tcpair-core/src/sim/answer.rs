@@ -18,9 +18,19 @@ pub(super) type WriteField<'a> = dyn Fn(&mut dyn Write) + 'a;
 
 /// `{"name":value,...}` of `fields`, in the order of their names.
 pub(super) fn object_text(fields: &mut [(&str, &WriteField)]) -> String {
+    object_text_then(fields, &mut |_| {})
+}
+
+/// [`object_text`], calling `counted` with the text's length once it is
+/// known and before the buffer for it is made.
+pub(super) fn object_text_then(
+    fields: &mut [(&str, &WriteField)],
+    counted: &mut dyn FnMut(usize),
+) -> String {
     fields.sort_unstable_by_key(|&(name, _)| name);
     let mut count = Count(0);
     write_object(&mut count, fields);
+    counted(count.0);
     let mut out = Vec::with_capacity(count.0);
     write_object(&mut out, fields);
     debug_assert_eq!(out.len(), count.0, "the same text twice");

@@ -201,10 +201,11 @@ impl Sim {
     /// went, when the flow first delivered new data in order after it, what
     /// was lost and the state each BS held at its end.
     pub(super) fn handoff_table(&self) -> Value {
-        let mut t = Columns::new(COLUMNS);
         let Some(m) = &self.mobility else {
-            return t.into_value();
+            return Columns::new(COLUMNS, 0).into_value();
         };
+        let attached = self.flows.iter().filter(|f| !f.attach.is_empty()).count();
+        let mut t = Columns::new(COLUMNS, m.plan.handoffs.len() * attached);
         let name = |n: NodeId| -> Value { self.topo.nodes[n as usize].name.as_str().into() };
         for (i, (h, r)) in m.plan.handoffs.iter().zip(&m.records).enumerate() {
             for (fi, f) in self.flows.iter().enumerate() {

@@ -351,7 +351,8 @@ impl Sim {
     }
 
     /// At the end of a run, before its results are built: count the packets
-    /// in flight and check the packet balance, then give back the memory only the run needed (the packets,
+    /// in flight and check the packet balance, then give back the memory
+    /// only the run needed (the packets, those the BS agents' caches hold,
     /// the pending events, the logs of deferred totals), so that building
     /// the results does not add to the run's peak. With many flows that
     /// state is most of the run's memory.
@@ -370,6 +371,7 @@ impl Sim {
         self.parts.release_pending();
         for a in &mut self.agents {
             a.meters_mut().release_log();
+            a.release_packets();
         }
     }
 

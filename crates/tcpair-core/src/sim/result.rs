@@ -348,17 +348,28 @@ impl RunResult {
     /// [`Self::to_json`] as text, byte for byte, without a second copy of
     /// the whole answer as a JSON value (`answer.rs`).
     pub fn to_json_text(&self) -> String {
-        answer::object_text(&mut [
-            ("summary", &|w| answer::write_as_value(w, &self.summary)),
-            ("flows", &|w| answer::write_each_as_value(w, &self.flows)),
-            ("drops", &|w| answer::write_value(w, &self.drops)),
-            ("recoveries", &|w| answer::write_value(w, &self.recoveries)),
-            ("timeseries", &|w| answer::write_value(w, &self.timeseries)),
-            ("bs_state", &|w| answer::write_value(w, &self.bs_state)),
-            ("bs_counters", &|w| {
-                answer::write_value(w, &self.bs_counters)
-            }),
-            ("handoffs", &|w| answer::write_value(w, &self.handoffs)),
-        ])
+        self.to_json_text_then(&mut |_| {})
+    }
+
+    /// [`Self::to_json_text`], calling `counted` with the text's length
+    /// before the text is written: a caller that holds memory it no longer
+    /// needs (the run's freed state) can give it back before the text takes
+    /// its room.
+    pub fn to_json_text_then(&self, counted: &mut dyn FnMut(usize)) -> String {
+        answer::object_text_then(
+            &mut [
+                ("summary", &|w| answer::write_as_value(w, &self.summary)),
+                ("flows", &|w| answer::write_each_as_value(w, &self.flows)),
+                ("drops", &|w| answer::write_value(w, &self.drops)),
+                ("recoveries", &|w| answer::write_value(w, &self.recoveries)),
+                ("timeseries", &|w| answer::write_value(w, &self.timeseries)),
+                ("bs_state", &|w| answer::write_value(w, &self.bs_state)),
+                ("bs_counters", &|w| {
+                    answer::write_value(w, &self.bs_counters)
+                }),
+                ("handoffs", &|w| answer::write_value(w, &self.handoffs)),
+            ],
+            counted,
+        )
     }
 }

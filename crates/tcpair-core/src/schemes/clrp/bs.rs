@@ -496,6 +496,10 @@ impl BsAgent for ClrpBs {
         &mut self.meters
     }
 
+    fn release_packets(&mut self) {
+        self.store = Store::default();
+    }
+
     fn counters(&self, flow: FlowId) -> Vec<(&'static str, u64)> {
         let conn = self.conns.get(flow as usize);
         let c = conn.map(|c| c.c).unwrap_or_default();

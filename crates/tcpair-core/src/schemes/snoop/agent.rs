@@ -495,6 +495,10 @@ impl BsAgent for Snoop {
         &mut self.meters
     }
 
+    fn release_packets(&mut self) {
+        self.store = Store::default();
+    }
+
     fn hand_over(&mut self, now: Time, flow: FlowId) -> Option<Box<dyn std::any::Any + Send>> {
         self.give_conn(now, flow)
     }
