@@ -30,10 +30,15 @@ TABLES = (
 
 
 def prepare(
-    scenario: ScenarioSource, *, overrides: Overrides | None = (), seed: int | None = None
+    scenario: ScenarioSource,
+    *,
+    overrides: Overrides | None = (),
+    seed: int | None = None,
+    read_only: bool = False,
 ) -> Scenario:
-    """Load ``scenario`` and apply overrides and seed; no validation yet."""
-    return prepare_scenario(scenario, overrides, seed=seed)
+    """Load ``scenario`` and apply overrides and seed; no validation yet.
+    ``read_only``: :func:`tcpair.scenario.prepare_scenario`'s."""
+    return prepare_scenario(scenario, overrides, seed=seed, read_only=read_only)
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:
@@ -45,29 +50,47 @@ def to_json(scenario: Mapping[str, Any]) -> str:
     return json.dumps(scenario, default=str, allow_nan=False)
 
 
+#: A scenario's JSON text, or the text handed over (:func:`handed`).
+Text = str | list[str]
+
+
 def run_json(scenario: Mapping[str, Any], *, tables: bool = True) -> dict[str, Any]:
     """Run a prepared scenario in the core and decode its JSON answer.
 
     ``tables=False`` asks only for ``summary`` and ``flows`` (what ``tcpair run``
     shows): the tables of every drop and recovery are neither encoded nor decoded.
+    The scenario's text is handed over (:func:`handed`): nothing holds it
+    through the run.
     """
-    if tables:
-        return run_json_text(to_json(scenario))
-    core = require_core()
-    only = getattr(core, "run_summary", None)  # a stand-in core may have only `run`
-    with _one_line_errors():
-        if only is None:
-            raw = json.loads(core.run(to_json(scenario)))
-            return {"flows": raw.get("flows", []), "summary": raw.get("summary", {})}
-        return json.loads(only(to_json(scenario)))
+    return _answer(handed(to_json(scenario)), tables)
+
+
+def handed(text: str) -> list[str]:
+    """``text`` in a list for the core to take it out of (``[text]``, left empty).
+
+    Called on a text that nothing else refers to (``handed(to_json(sc))``), it
+    lets Python free the text as soon as the core has read it, instead of
+    holding it through the whole run: 5 MiB at 10,000 flows.
+    """
+    return [text]
 
 
 def run_json_text(scenario_json: str) -> dict[str, Any]:
     """:func:`run_json` of a scenario already serialised by :func:`to_json` (a
     sweep's workers receive it so: no decoding and encoding again)."""
+    return _answer(scenario_json, True)
+
+
+def _answer(text: Text, tables: bool) -> dict[str, Any]:
+    """The core's decoded answer to ``text``: every table, or with ``tables``
+    false only ``summary`` and ``flows``."""
     core = require_core()
+    only = None if tables else getattr(core, "run_summary", None)
     with _one_line_errors():
-        return json.loads(core.run(scenario_json))
+        if only is not None:
+            return json.loads(only(text))
+        raw = json.loads(core.run(text))  # a stand-in core may have only `run`
+        return raw if tables else {"flows": raw.get("flows", []), "summary": raw.get("summary", {})}
 
 
 @contextlib.contextmanager
@@ -118,14 +141,22 @@ def run_json_traced(
     A run that fails leaves no output: the trace file and the pcap files it
     wrote are removed.
     """
-    table = scenario.get("trace")
+    return run_text_traced(handed(to_json(scenario)), scenario.get("trace"), path, tables=tables)
+
+
+def run_text_traced(
+    text: Text, table: Any, path: Path | None = None, *, tables: bool = True
+) -> tuple[dict[str, Any], Path | None]:
+    """:func:`run_json_traced` of a scenario's text and its ``[trace]`` table
+    (``scenario.get("trace")``): a caller that keeps the text, not the
+    scenario, holds the smaller of the two through the run."""
     pcap = table.get("pcap") if isinstance(table, Mapping) else None
     if not isinstance(pcap, str) or not pcap:
-        return _run_traced(scenario, path, tables)
+        return _run_traced(text, table, path, tables)
     pdir = Path(pcap)
     before = set(pdir.iterdir()) if pdir.is_dir() else None
     try:
-        return _run_traced(scenario, path, tables)
+        return _run_traced(text, table, path, tables)
     except BaseException:
         if pdir.is_dir():
             for f in set(pdir.iterdir()) - (before or set()):
@@ -136,11 +167,10 @@ def run_json_traced(
 
 
 def _run_traced(
-    scenario: Mapping[str, Any], path: Path | None, tables: bool = True
+    text: Text, table: Any, path: Path | None, tables: bool = True
 ) -> tuple[dict[str, Any], Path | None]:
-    table = scenario.get("trace")
     if not isinstance(table, Mapping) or table.get("events") is False:
-        return run_json(scenario, tables=tables), None
+        return _answer(text, tables), None
     from tcpair.trace import ParquetTrace
 
     if path is None:
@@ -153,13 +183,13 @@ def _run_traced(
     except OSError as e:
         raise ScenarioError(f"trace: cannot write {path}: {e.strerror or e}") from None
     try:
-        text = core.run_traced(to_json(scenario), sink)
+        answer = core.run_traced(text, sink)
     except BaseException:
         sink.close()
         path.unlink(missing_ok=True)
         raise
     sink.close()
-    return json.loads(text), path
+    return json.loads(answer), path
 
 
 def validate(
@@ -195,10 +225,12 @@ def compact(raw: Mapping[str, Any]) -> dict[str, Any]:
 __all__ = [
     "ScenarioSource",
     "compact",
+    "handed",
     "prepare",
     "run_json",
     "run_json_text",
     "run_json_traced",
+    "run_text_traced",
     "scenario_name",
     "to_json",
     "validate",

@@ -3,9 +3,11 @@ on with pandas): it must leave that process's allocator as it found it."""
 
 from __future__ import annotations
 
+import json
 import platform
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from procs import tcpair_env
@@ -57,3 +59,47 @@ def test_a_run_leaves_glibcs_threshold_to_the_process() -> None:
         check=True,
     )
     assert out.stdout.strip() == "0", "the 4 MiB block got pages of its own"
+
+
+def test_a_text_handed_over_is_taken_and_no_reference_kept() -> None:
+    """The core takes a handed-over text out of its list (so that Python frees it
+    once read, not after the run) and keeps no reference to it, whichever run."""
+    from tcpair._errors import require_core
+    from tcpair.runcore import handed, prepare, to_json
+
+    def without_wall(answer: str) -> dict[str, Any]:
+        raw = json.loads(answer)
+        raw["summary"].pop("wall_s")
+        return raw
+
+    core = require_core()
+    text = to_json(prepare("clrp_one_link", overrides={"run.duration": 0.1}))
+    refs = sys.getrefcount(text)
+    plain = without_wall(core.run(text))
+    for call in (core.run, core.run_summary):
+        box = handed(text)
+        answer = call(box)
+        assert box == []
+        assert sys.getrefcount(text) == refs
+        if call is core.run:
+            assert without_wall(answer) == plain
+
+
+@pytest.mark.parametrize("box", [[], ["{}", "{}"]])
+def test_a_list_that_does_not_hold_one_text_is_refused(box: list[str]) -> None:
+    from tcpair._errors import require_core
+
+    with pytest.raises(TypeError, match="scenario_json: a list must hold"):
+        require_core().run(box)
+
+
+def test_a_runs_scenario_is_the_one_it_ran() -> None:
+    """`tcpair.run` holds the scenario's text through the run, not the prepared
+    scenario, and reads the result's scenario back from it."""
+    import tcpair
+    from tcpair.runcore import prepare
+
+    ov = {"run.duration": 0.5, "flows.*.variant": "newreno"}
+    r = tcpair.run("clrp_one_link", overrides=ov, seed=4)
+    assert r.scenario == prepare("clrp_one_link", overrides=ov, seed=4)
+    assert r.summary["seed"] == 4

@@ -214,3 +214,22 @@ def test_shipped_scenarios_match_the_contract() -> None:
     assert "lossy" in [link["name"] for link in pftk["links"]]
     out = apply_overrides(pftk, ['links.lossy.forward.loss={model="uniform",p=0.02}'])
     assert out["links"][1]["forward"]["loss"]["p"] == 0.02
+
+
+def test_read_only_shares_a_mapping_only_when_nothing_changes_it() -> None:
+    user = {"run": {"duration": 1.0}, "flows": [{"name": "f", "variant": "reno"}]}
+    shared = prepare_scenario(user, read_only=True)
+    assert shared == prepare_scenario(user) and shared is not user
+    assert shared["flows"] is user["flows"]  # not deep-copied
+    for kw in ({"overrides": ["flows.f.variant=sack"]}, {"seed": 3}):
+        changed = prepare_scenario(user, read_only=True, **kw)
+        assert changed["flows"] is not user["flows"]
+        assert user == {"run": {"duration": 1.0}, "flows": [{"name": "f", "variant": "reno"}]}
+    # A mapping unfit for JSON, or a bad override, fails as without read_only.
+    for bad, kw in (({"run": {"duration": float("nan")}}, {}), (user, {"overrides": ["x"]})):
+        errors = []
+        for ro in (False, True):
+            with pytest.raises(ScenarioError) as e:
+                prepare_scenario(bad, read_only=ro, **kw)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]

@@ -6,8 +6,9 @@ mod plugins;
 
 use plugins::{Failure, PyPlugins};
 use pyo3::create_exception;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcpair_core::metrics::trace::{TraceChunk, TraceKind, TraceLabels, TraceSink};
 use tcpair_core::sim::Sim;
@@ -52,12 +53,45 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
 /// called at each decision; the first exception or wrong answer of one stops
 /// the run at the next such check and is raised as a PluginError naming the
 /// field, the user's exception as its cause.
+///
+/// `scenario_json` is the text, or a list holding it alone ([`take_text`]).
 #[pyfunction]
-fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    run_then(py, scenario_json, |sim, stop| {
-        Ok(sim.run_checked(stop)?.to_json_text())
+fn run(py: Python<'_>, scenario_json: &Bound<'_, PyAny>) -> PyResult<String> {
+    run_then(py, take_text(scenario_json)?, |sim, stop| {
+        // The run's state is freed by now, its tables built: give its pages
+        // back before a large answer takes room of its own beside them.
+        let give_back = |len: usize| {
+            if len >= LARGE_ANSWER {
+                tcpair_core::engine::malloc::give_back_free_pages();
+            }
+        };
+        Ok(sim.run_checked(stop)?.to_json_text_then(&mut { give_back }))
     })
 }
+
+/// The scenario's JSON text, given as a `str` or handed over in a list that
+/// holds it alone (`[text]`), which is left empty. A caller that keeps no
+/// other reference to a text it hands over lets Python free it here, before
+/// the run's state is built, rather than hold it through the run: 5 MiB at
+/// 10,000 flows (docs/performance.md, "The end of a run, and what the
+/// caller holds through it").
+fn take_text(scenario_json: &Bound<'_, PyAny>) -> PyResult<String> {
+    let held = match scenario_json.downcast::<PyList>() {
+        Ok(list) if list.len() == 1 => list.call_method0("pop")?,
+        Ok(list) => {
+            return Err(PyTypeError::new_err(format!(
+                "scenario_json: a list must hold the scenario's text alone, got {} items",
+                list.len()
+            )))
+        }
+        Err(_) => scenario_json.clone(),
+    };
+    held.extract()
+}
+
+/// An answer of this many bytes or more comes from a large run (thousands of
+/// flows): the heap's free pages are given back around it.
+const LARGE_ANSWER: usize = 1 << 20;
 
 /// A run's answer, once its state is gone: after a large one (an answer of
 /// 1 MiB or more: thousands of flows), the heap's free pages go back to the
@@ -65,7 +99,7 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// (`engine::malloc::give_back_free_pages`); after a small one there is
 /// little to give back, and sweeps run thousands of them a second.
 fn after_a_run(answer: String) -> String {
-    if answer.len() >= 1 << 20 {
+    if answer.len() >= LARGE_ANSWER {
         tcpair_core::engine::malloc::give_back_free_pages();
     }
     answer
@@ -76,8 +110,10 @@ fn after_a_run(answer: String) -> String {
 /// what `tcpair run` shows, without building, encoding and decoding tables of
 /// tens of thousands of rows it would not show.
 #[pyfunction]
-fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    run_then(py, scenario_json, |sim, stop| sim.run_summary_json(stop))
+fn run_summary(py: Python<'_>, scenario_json: &Bound<'_, PyAny>) -> PyResult<String> {
+    run_then(py, take_text(scenario_json)?, |sim, stop| {
+        sim.run_summary_json(stop)
+    })
 }
 
 /// Build the run of the scenario's text outside the GIL (the text and its
@@ -85,10 +121,9 @@ fn run_summary(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// `go`, given a `stop` callback that checks for signals.
 fn run_then(
     py: Python<'_>,
-    scenario_json: &str,
+    text: String,
     go: impl FnOnce(Sim, &mut dyn FnMut() -> bool) -> Result<String, SimError> + Send,
 ) -> PyResult<String> {
-    let text = scenario_json.to_owned();
     let mut pending: Option<PyErr> = None;
     let plugins = PyPlugins::default();
     let failure = plugins.failure.clone();
@@ -178,8 +213,12 @@ impl TraceSink for PySink {
 /// Run a scenario with `[trace]`, handing the trace's chunks to `callback`
 /// as they fill; returns the result as JSON text.
 #[pyfunction]
-fn run_traced(py: Python<'_>, scenario_json: &str, callback: Py<PyAny>) -> PyResult<String> {
-    let text = scenario_json.to_owned();
+fn run_traced(
+    py: Python<'_>,
+    scenario_json: &Bound<'_, PyAny>,
+    callback: Py<PyAny>,
+) -> PyResult<String> {
+    let text = take_text(scenario_json)?;
     let plugins = PyPlugins::default();
     let failure = plugins.failure.clone();
     let out = py.allow_threads(|| {
