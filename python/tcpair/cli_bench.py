@@ -247,8 +247,9 @@ def _bench_flows(
     )
     within = () if within_s is None else (f"passes within {within_s:g} s",)
     cols = ("scheme", "flows", "wall s", *within, "set-up s", "outside loop s", "peak RSS MiB",
-            "events/s", "delivered/s", "us per delivered", "BS pkts peak / mean",
-            "BS KiB peak / mean", "per conn. pkts peak / mean", "per conn. bytes peak / mean")
+            "run's KiB per flow", "events/s", "delivered/s", "us per delivered",
+            "BS pkts peak / mean", "BS KiB peak / mean", "per conn. pkts peak / mean",
+            "per conn. bytes peak / mean")
     if core_binary is not None:
         cols = (*cols, "core's program s", "its peak RSS MiB")
     for col in cols:
@@ -261,7 +262,8 @@ def _bench_flows(
         table.add_row(
             r["scheme"], f"{r['flows']:,}", wall, *counted, f"{r['setup_s']:.2f}",
             f"{r['outside_loop_s']:.2f}",
-            f"{r['peak_rss_mib']:.0f}", f"{r['events_per_s'] / 1e6:.2f} M",
+            f"{r['peak_rss_mib']:.0f}", _kib(r.get("run_kib_per_flow")),
+            f"{r['events_per_s'] / 1e6:.2f} M",
             f"{r['delivered_per_s'] / 1e6:.2f} M", f"{r['us_per_delivered']:.2f}",
             *_state_cells(r), *_core_cells(r),
         )
@@ -284,6 +286,10 @@ def _writable_parent(path: str, option: str) -> None:
     except OSError as exc:
         why = exc.strerror or str(exc)
         raise click.BadParameter(f"{path}: cannot be written ({why})", param_hint=option) from None
+
+
+def _kib(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
 
 
 def _core_cells(r: dict) -> list[str]:

@@ -125,7 +125,7 @@ def _link(
 _CHILD = r"""
 import json, sys, time
 from tcpair.api import run_json
-from tcpair.scale import bs_state_summary, flows_scenario, own_peak_rss_mib
+from tcpair.scale import bs_state_summary, flows_scenario, own_peak_rss_mib, own_rss_mib
 n, scheme, duration = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 tables, loss_model, loss = sys.argv[4] == "1", sys.argv[5], float(sys.argv[6])
 sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
@@ -133,6 +133,7 @@ sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
 if len(sys.argv) > 7:  # the scenario for the core's own program, written here
     with open(sys.argv[7], "w") as f:
         json.dump(sc, f)
+before = own_rss_mib()  # the interpreter, its imports and the caller's scenario
 t0 = time.perf_counter()
 res = run_json(sc)
 wall = time.perf_counter() - t0
@@ -140,10 +141,22 @@ s = res["summary"]
 print(json.dumps({
     "wall_s": wall, "loop_s": s["wall_s"], "events": s["events"],
     "delivered": s["delivered_data_packets"],
-    "peak_rss_mib": own_peak_rss_mib(),
+    "peak_rss_mib": own_peak_rss_mib(), "rss_before_mib": before,
     **bs_state_summary(res.get("bs_state") or {}),
 }))
 """
+
+
+def own_rss_mib() -> float | None:
+    """This process's resident memory now in MiB (Linux's ``VmRSS``); None elsewhere."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
 
 
 def own_peak_rss_mib() -> float:
@@ -245,7 +258,17 @@ def bench_one(
         delivered_per_s=r["delivered"] / r["loop_s"] if r["loop_s"] > 0 else float("nan"),
         us_per_delivered=1e6 * r["loop_s"] / r["delivered"] if r["delivered"] else float("nan"),
     )
+    r["run_kib_per_flow"] = run_kib_per_flow(r)
     return r
+
+
+def run_kib_per_flow(r: dict[str, Any]) -> float | None:
+    """What the run adds to the process that calls it, per flow: the peak less the
+    process's memory just before the call (the interpreter, its imports and the
+    scenario the caller built and keeps), in KiB over the row's flows; None where
+    the system does not tell the memory before (not Linux)."""
+    before = r.get("rss_before_mib")
+    return None if before is None else (r["peak_rss_mib"] - before) * 1024.0 / r["flows"]
 
 
 def core_one(
@@ -372,6 +395,8 @@ def merge_passes(runs: list[dict[str, Any]], within_s: float | None = None) -> d
         wall_s_max=max(walls),
         peak_rss_mib=max(r["peak_rss_mib"] for r in runs),
     )
+    added = [r.get("run_kib_per_flow") for r in runs]
+    row["run_kib_per_flow"] = None if None in added else max(added)
     if "core_peak_rss_mib" in first:
         row["core_peak_rss_mib"] = max(r["core_peak_rss_mib"] for r in runs)
     if within_s is not None:
@@ -425,5 +450,6 @@ __all__ = [
     "LOSS_MODELS",
     "SAVED", "SCHEMES", "STATE_KEYS", "CoreBinaryFailed", "bench_flows", "bench_one",
     "bs_state_summary", "core_one", "flows_scenario", "merge_passes", "own_peak_rss_mib",
+    "own_rss_mib", "run_kib_per_flow",
     "scale_table",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,9 @@ def test_bench_one_reports_a_run_in_its_own_process() -> None:
     assert r["delivered"] > 0 and r["events"] > r["delivered"]
     assert r["wall_s"] >= r["loop_s"] > 0
     assert r["peak_rss_mib"] > 0
+    if sys.platform == "linux":  # what the run added to its caller's process, per flow
+        assert 0 < r["rss_before_mib"] < r["peak_rss_mib"]
+        assert r["run_kib_per_flow"] == (r["peak_rss_mib"] - r["rss_before_mib"]) * 1024 / 5
 
 
 def test_cli_rejects_bad_counts_and_schemes(capsys) -> None:
@@ -247,6 +251,8 @@ def test_passes_merge_into_the_median_pass_with_the_spread() -> None:
     assert (r["wall_s_min"], r["wall_s_max"]) == (50.8, 61.5)
     assert r["passes"] == 3 and r["passes_within"] == 2
     assert r["peak_rss_mib"] == 161.5  # the largest of any pass
+    kib = merge_passes([_pass(2.0, run_kib_per_flow=19.5), _pass(1.0, run_kib_per_flow=20.5)])
+    assert kib["run_kib_per_flow"] == 20.5  # likewise
     # An even count: the lower of the two middle passes.
     assert merge_passes([_pass(3.0), _pass(1.0), _pass(4.0), _pass(2.0)])["wall_s"] == 2.0
     assert "passes_within" not in merge_passes([_pass(1.0)])
