@@ -147,16 +147,21 @@ print(json.dumps({
 """
 
 
-def own_rss_mib() -> float | None:
-    """This process's resident memory now in MiB (Linux's ``VmRSS``); None elsewhere."""
+def _own_status_mib(key: str) -> float | None:
+    """A size in MiB from this process's ``/proc/self/status`` (Linux); None elsewhere."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(f"{key}:"):
                     return int(line.split()[1]) / 1024.0
     except OSError:
         pass
     return None
+
+
+def own_rss_mib() -> float | None:
+    """This process's resident memory now in MiB (Linux's ``VmRSS``); None elsewhere."""
+    return _own_status_mib("VmRSS")
 
 
 def own_peak_rss_mib() -> float:
@@ -164,17 +169,13 @@ def own_peak_rss_mib() -> float:
     program alone; elsewhere ``ru_maxrss``, which on Linux would also count the
     memory of the process that forked this one (the bench's own, tens of MiB once it
     has built large scenarios)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
+    peak = _own_status_mib("VmHWM")
+    if peak is not None:
+        return peak
     import resource
 
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return maxrss / (1024.0 * 1024.0) if sys.platform == "darwin" else maxrss / 1024.0
 
 
 STATE_KEYS = (
