@@ -147,9 +147,9 @@ def run_json_traced(
 def run_text_traced(
     text: Text, table: Any, path: Path | None = None, *, tables: bool = True
 ) -> tuple[dict[str, Any], Path | None]:
-    """:func:`run_json_traced` of a scenario's text and its ``[trace]`` table
-    (``scenario.get("trace")``): a caller that keeps the text, not the
-    scenario, holds the smaller of the two through the run."""
+    """:func:`run_json_traced` of a scenario's text (or the text handed over:
+    :func:`handed`) and its ``[trace]`` table (``scenario.get("trace")``), for a
+    caller that holds no longer the scenario through the run (``tcpair.run``)."""
     pcap = table.get("pcap") if isinstance(table, Mapping) else None
     if not isinstance(pcap, str) or not pcap:
         return _run_traced(text, table, path, tables)

@@ -60,12 +60,12 @@ fn run(py: Python<'_>, scenario_json: &Bound<'_, PyAny>) -> PyResult<String> {
     run_then(py, take_text(scenario_json)?, |sim, stop| {
         // The run's state is freed by now, its tables built: give its pages
         // back before a large answer takes room of its own beside them.
-        let give_back = |len: usize| {
+        let mut give_back = |len: usize| {
             if len >= LARGE_ANSWER {
                 tcpair_core::engine::malloc::give_back_free_pages();
             }
         };
-        Ok(sim.run_checked(stop)?.to_json_text_then(&mut { give_back }))
+        Ok(sim.run_checked(stop)?.to_json_text_then(&mut give_back))
     })
 }
 
