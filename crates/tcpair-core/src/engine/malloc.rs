@@ -57,7 +57,7 @@ extern "C" {
     fn malloc_trim(pad: usize) -> i32;
 }
 
-/// Give the heap's free pages back to the system, once (glibc's
+/// Give the heap's free pages back to the system now (glibc's
 /// `malloc_trim`; other allocators are left as they are). For a process
 /// that goes on after a large run: the memory the run freed stays in the
 /// heap, and a Python process then decodes the run's answer into objects
