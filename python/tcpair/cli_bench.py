@@ -48,10 +48,10 @@ from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout, os_error_line,
     type=click.Path(exists=True, dir_okay=False),
     default=None,
     metavar="PATH",
-    help="With --vs-ns2 or --flows: also run the core's own program on each scenario "
+    help="With --vs-ns2 or --flows: also run the core's own command on each scenario "
     "(tcpair-sim --summary, the same run and answer as tcpair run --json without Python; "
-    "build it with cargo build --release --bin tcpair-sim): its time and, with --flows, "
-    "its peak memory.",
+    "install it with cargo install --locked --path crates/tcpair-core): its time and, with "
+    "--flows, its peak memory. --vs-ns2 runs the tcpair-sim on PATH when not given.",
 )
 @click.option(
     "--flows",
@@ -312,7 +312,7 @@ def _state_cells(r: dict) -> list[str]:
 
 
 def _bench_vs_ns2(pairs: int, as_json: bool, core_binary: str | None) -> None:
-    from tcpair.core_program import CoreBinaryFailed
+    from tcpair.core_program import INSTALL, CoreBinaryFailed, installed_core_program
     from tcpair.ns2 import missing_message, ns_binary
     from tcpair.ns2.speed import bench_vs_ns2
 
@@ -320,6 +320,11 @@ def _bench_vs_ns2(pairs: int, as_json: bool, core_binary: str | None) -> None:
         _stderr().print(f"bench --vs-ns2 skipped: {missing_message()}")
         return
     err = _stderr()
+    if core_binary is None:
+        core_binary = installed_core_program()
+        if core_binary is None:
+            err.print(f"note: no tcpair-sim on PATH, so only `tcpair run` is timed; install "
+                      f"the core's own command with: {INSTALL}")
     try:
         rows = bench_vs_ns2(pairs, progress=lambda name: err.print(f"  timing {name} ..."),
                             core_binary=core_binary)
@@ -328,11 +333,11 @@ def _bench_vs_ns2(pairs: int, as_json: bool, core_binary: str | None) -> None:
     if as_json:
         click.echo(json.dumps(rows))
         return
-    table = Table(title=f"tcpair run vs ns-2.35, whole processes, {pairs} alternating pairs")
-    cols = ["case", "tcpair s", "(core loop s)", "(python start s)", "ns-2 s",
-            "ns-2 / tcpair [min, max]"]
+    table = Table(title=f"tcpair vs ns-2.35, whole processes, {pairs} alternating pairs")
+    cols = ["case", "tcpair run s", "(core loop s)", "(python start s)", "ns-2 s",
+            "ns-2 / tcpair run [min, max]"]
     if core_binary is not None:
-        cols += ["core alone s", "ns-2 / core alone [min, max]"]
+        cols += ["tcpair-sim s", "ns-2 / tcpair-sim [min, max]"]
     for col in cols:
         table.add_column(col, justify="left" if col == "case" else "right")
     for r in rows:

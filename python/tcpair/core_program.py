@@ -1,6 +1,7 @@
-"""The core's own program, ``tcpair-sim``, as the benchmarks run it beside the
-Python API (``tcpair bench --vs-ns2 --core-binary``, ``tcpair bench --flows ...
---core-binary``): its failures, in the user's terms."""
+"""The core's own command, ``tcpair-sim`` (one scenario file run without the Python
+interpreter), as the benchmarks run it beside the Python command and API (``tcpair
+bench --vs-ns2``, ``tcpair bench --flows ... --core-binary``): where it is, how to
+install it, and its failures in the user's terms."""
 
 from __future__ import annotations
 
@@ -10,6 +11,18 @@ from tcpair._errors import SimulationError
 
 BUILD = "cargo build --release --bin tcpair-sim"
 """The command that builds the core's own program (``target/release/tcpair-sim``)."""
+
+INSTALL = "cargo install --locked --path crates/tcpair-core --target-dir target"
+"""The command, from the repository's root, that installs the core's own program as the
+``tcpair-sim`` command (into cargo's ``bin`` folder, ``~/.cargo/bin``; reusing the build
+that ``pip install .`` left in ``target``)."""
+
+
+def installed_core_program() -> str | None:
+    """The ``tcpair-sim`` command on ``PATH``, if one is installed."""
+    import shutil
+
+    return shutil.which("tcpair-sim")
 
 
 class CoreBinaryFailed(SimulationError):

@@ -70,3 +70,12 @@ def core_binary() -> str:
                    cwd=root, check=True)
     target = Path(os.environ.get("CARGO_TARGET_DIR", root / "target"))
     return str(target / "debug" / "tcpair-sim")
+
+
+def installed_core_command() -> str:
+    """The ``tcpair-sim`` command on ``PATH`` (what the quick start and ``.ci/run``
+    install), or skip (fail under ``TCPAIR_REQUIRE_CORE_BINARY``)."""
+    from tcpair.core_program import INSTALL, installed_core_program
+
+    msg = f"no tcpair-sim on PATH (install it from the repository's root: {INSTALL})"
+    return _or_skip(installed_core_program(), msg, REQUIRE_CORE_BINARY)

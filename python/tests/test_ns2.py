@@ -184,6 +184,35 @@ def test_bench_core_binary_errors_name_the_option(capsys, tmp_path: Path) -> Non
         assert "--core-binary" in err and "Traceback" not in err
 
 
+def test_bench_vs_ns2_times_the_tcpair_sim_on_path_or_says_how_to_install_it(
+    capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --core-binary, `bench --vs-ns2` runs the `tcpair-sim` on PATH; with
+    none there, it says how to install one and times `tcpair run` alone."""
+    import tcpair.ns2
+    import tcpair.ns2.speed
+
+    asked: list[object] = []
+
+    def fake_bench(pairs, progress=None, core_binary=None):  # type: ignore[no-untyped-def]
+        asked.append(core_binary)
+        return []
+
+    monkeypatch.setattr(tcpair.ns2, "ns_binary", lambda: "/usr/bin/ns")
+    monkeypatch.setattr(tcpair.ns2.speed, "bench_vs_ns2", fake_bench)
+    sim = tmp_path / "tcpair-sim"
+    sim.write_text("#!/bin/sh\n")
+    sim.chmod(0o755)
+    for path in (tmp_path, tmp_path / "nothing-here"):
+        monkeypatch.setenv("PATH", str(path))
+        with pytest.raises(SystemExit) as exc:
+            main(["bench", "--vs-ns2", "--pairs", "1", "--json"])
+        assert exc.value.code == 0
+    assert asked == [str(sim), None]
+    err = capsys.readouterr().err
+    assert "no tcpair-sim on PATH" in err and "cargo install --locked" in err
+
+
 def test_bytecode_cached_follows_the_cache_of_the_run_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,11 +9,12 @@ time (``wall_s`` of the run's JSON) beside the whole process, and the start of
 the same interpreter doing nothing (``python -c pass``, timed in each pair): the
 floor under tcpair's whole-process time on that machine.
 
-Given the core's own program (``tcpair-sim``, built by ``cargo build --release
---bin tcpair-sim``), each pair also times it on the same scenario with
-``--summary``: the same run and the same answer as ``tcpair run --json``, without
-the interpreter and its imports. Its ratio says how much of the gap to ns-2 is the
-simulation and how much the Python command around it.
+Given the core's own command (``tcpair-sim``: installed by ``cargo install
+--locked --path crates/tcpair-core``, or built by ``cargo build --release --bin
+tcpair-sim``), each pair also times it on the same scenario file with
+``--summary``: the same run and the same flows and summary as ``tcpair run
+--json``, without the interpreter and its imports. Its ratio says how much of the
+gap to ns-2 is the simulation and how much the Python command around it.
 """
 
 from __future__ import annotations
@@ -121,11 +122,8 @@ def bench_case(
     theirs_cmd = ns_command(case.ns2_script, case.ns2_args)
     start_cmd = [sys.executable, "-c", "pass"]
     alone_cmd = None
-    if core_binary is not None:
-        # The same scenario the same way `tcpair run` hands it to the core: as JSON.
-        json_path = workdir / f"{case.name}.json"
-        json_path.write_text(json.dumps(scenario))
-        alone_cmd = [str(core_binary), "--summary", str(json_path)]
+    if core_binary is not None:  # the same file, the same way a user would run it
+        alone_cmd = [str(core_binary), "--summary", str(path)]
     # One untimed run of each first: the files each process reads are then in
     # the page cache for every timed pair, not the first alone, and a Python
     # that may cache bytecode has cached tcpair's (as an installed package has).
