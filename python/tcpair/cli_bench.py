@@ -247,9 +247,9 @@ def _bench_flows(
     )
     within = () if within_s is None else (f"passes within {within_s:g} s",)
     cols = ("scheme", "flows", "wall s", *within, "set-up s", "outside loop s", "peak RSS MiB",
-            "run's KiB per flow", "events/s", "delivered/s", "us per delivered",
-            "BS pkts peak / mean", "BS KiB peak / mean", "per conn. pkts peak / mean",
-            "per conn. bytes peak / mean")
+            "run's KiB per flow", "beyond kept KiB per flow", "events/s", "delivered/s",
+            "us per delivered", "BS pkts peak / mean", "BS KiB peak / mean",
+            "per conn. pkts peak / mean", "per conn. bytes peak / mean")
     if core_binary is not None:
         cols = (*cols, "core's program s", "its peak RSS MiB")
     for col in cols:
@@ -263,6 +263,7 @@ def _bench_flows(
             r["scheme"], f"{r['flows']:,}", wall, *counted, f"{r['setup_s']:.2f}",
             f"{r['outside_loop_s']:.2f}",
             f"{r['peak_rss_mib']:.0f}", _kib(r.get("run_kib_per_flow")),
+            _kib(r.get("beyond_kept_kib_per_flow")),
             f"{r['events_per_s'] / 1e6:.2f} M",
             f"{r['delivered_per_s'] / 1e6:.2f} M", f"{r['us_per_delivered']:.2f}",
             *_state_cells(r), *_core_cells(r),

@@ -125,7 +125,8 @@ def _link(
 _CHILD = r"""
 import json, sys, time
 from tcpair.api import run_json
-from tcpair.scale import bs_state_summary, flows_scenario, own_peak_rss_mib, own_rss_mib
+from tcpair.scale import (bs_state_summary, flows_scenario, kept_mib, own_peak_rss_mib,
+                          own_rss_mib)
 n, scheme, duration = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 tables, loss_model, loss = sys.argv[4] == "1", sys.argv[5], float(sys.argv[6])
 sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
@@ -142,9 +143,31 @@ print(json.dumps({
     "wall_s": wall, "loop_s": s["wall_s"], "events": s["events"],
     "delivered": s["delivered_data_packets"],
     "peak_rss_mib": own_peak_rss_mib(), "rss_before_mib": before,
+    "kept_mib": kept_mib(res),
     **bs_state_summary(res.get("bs_state") or {}),
 }))
 """
+
+
+def kept_mib(answer: Any) -> float:
+    """What a caller keeps of a run's answer, in MiB: the sizes (``sys.getsizeof``) of
+    the Python objects in ``answer``, the dicts and lists and all they hold, each
+    object counted once; the allocator's own overhead is not in it."""
+    seen: set[int] = set()
+    stack = [answer]
+    total = 0
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, list | tuple):
+            stack.extend(obj)
+    return total / (1024.0 * 1024.0)
 
 
 def _own_status_mib(key: str) -> float | None:
@@ -260,7 +283,16 @@ def bench_one(
         us_per_delivered=1e6 * r["loop_s"] / r["delivered"] if r["delivered"] else float("nan"),
     )
     r["run_kib_per_flow"] = run_kib_per_flow(r)
+    r["beyond_kept_kib_per_flow"] = beyond_kept_kib_per_flow(r)
     return r
+
+
+def beyond_kept_kib_per_flow(r: dict[str, Any]) -> float | None:
+    """What the run adds to its caller beyond what the caller keeps, per flow:
+    :func:`run_kib_per_flow` less the answer the call returns (``kept_mib``); None
+    where either is unknown."""
+    added, kept = run_kib_per_flow(r), r.get("kept_mib")
+    return None if added is None or kept is None else added - kept * 1024.0 / r["flows"]
 
 
 def run_kib_per_flow(r: dict[str, Any]) -> float | None:
@@ -396,8 +428,9 @@ def merge_passes(runs: list[dict[str, Any]], within_s: float | None = None) -> d
         wall_s_max=max(walls),
         peak_rss_mib=max(r["peak_rss_mib"] for r in runs),
     )
-    added = [r.get("run_kib_per_flow") for r in runs]
-    row["run_kib_per_flow"] = None if None in added else max(added)
+    for key in ("run_kib_per_flow", "beyond_kept_kib_per_flow"):
+        values = [r.get(key) for r in runs]
+        row[key] = None if None in values else max(values)
     if "core_peak_rss_mib" in first:
         row["core_peak_rss_mib"] = max(r["core_peak_rss_mib"] for r in runs)
     if within_s is not None:
@@ -450,7 +483,7 @@ def scale_table(rows: Iterable[dict[str, Any]]) -> Any:
 __all__ = [
     "LOSS_MODELS",
     "SAVED", "SCHEMES", "STATE_KEYS", "CoreBinaryFailed", "bench_flows", "bench_one",
-    "bs_state_summary", "core_one", "flows_scenario", "merge_passes", "own_peak_rss_mib",
-    "own_rss_mib", "run_kib_per_flow",
+    "beyond_kept_kib_per_flow", "bs_state_summary", "core_one", "flows_scenario",
+    "kept_mib", "merge_passes", "own_peak_rss_mib", "own_rss_mib", "run_kib_per_flow",
     "scale_table",
 ]

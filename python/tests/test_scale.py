@@ -66,6 +66,25 @@ def test_bench_one_reports_a_run_in_its_own_process() -> None:
     if sys.platform == "linux":  # what the run added to its caller's process, per flow
         assert 0 < r["rss_before_mib"] < r["peak_rss_mib"]
         assert r["run_kib_per_flow"] == (r["peak_rss_mib"] - r["rss_before_mib"]) * 1024 / 5
+        # Less the answer the caller keeps (its Python objects: a few KiB a flow here).
+        assert 0 < r["kept_mib"] < r["peak_rss_mib"] - r["rss_before_mib"]
+        assert r["beyond_kept_kib_per_flow"] == pytest.approx(
+            r["run_kib_per_flow"] - r["kept_mib"] * 1024 / 5)
+
+
+def test_kept_counts_each_object_of_an_answer_once() -> None:
+    import sys
+
+    from tcpair.scale import kept_mib
+
+    floats = [float(i) + 0.5 for i in range(1000)]
+    names = [f"flow-{i}" for i in range(10)]
+    answer = {"a": floats, "b": floats, "names": names}
+    expect = (sys.getsizeof(answer) + sum(map(sys.getsizeof, ["a", "b", "names"]))
+              + sys.getsizeof(floats) + sum(map(sys.getsizeof, floats))
+              + sys.getsizeof(names) + sum(map(sys.getsizeof, names)))
+    assert kept_mib(answer) * 1024 * 1024 == expect  # `floats` counted once, not twice
+    assert kept_mib({"x": (floats,)}) > kept_mib({"x": floats[:10]})
 
 
 def test_cli_rejects_bad_counts_and_schemes(capsys) -> None:
@@ -253,6 +272,10 @@ def test_passes_merge_into_the_median_pass_with_the_spread() -> None:
     assert r["peak_rss_mib"] == 161.5  # the largest of any pass
     kib = merge_passes([_pass(2.0, run_kib_per_flow=19.5), _pass(1.0, run_kib_per_flow=20.5)])
     assert kib["run_kib_per_flow"] == 20.5  # likewise
+    assert kib["beyond_kept_kib_per_flow"] is None  # unknown in a pass: unknown
+    beyond = merge_passes([_pass(2.0, run_kib_per_flow=19.5, beyond_kept_kib_per_flow=9.0),
+                           _pass(1.0, run_kib_per_flow=20.5, beyond_kept_kib_per_flow=8.0)])
+    assert beyond["beyond_kept_kib_per_flow"] == 9.0  # the largest of any pass
     # An even count: the lower of the two middle passes.
     assert merge_passes([_pass(3.0), _pass(1.0), _pass(4.0), _pass(2.0)])["wall_s"] == 2.0
     assert "passes_within" not in merge_passes([_pass(1.0)])
