@@ -49,9 +49,10 @@ from tcpair.cli_common import FiniteFloatRange, _stderr, _stdout, os_error_line,
     default=None,
     metavar="PATH",
     help="With --vs-ns2 or --flows: also run the core's own command on each scenario "
-    "(tcpair-sim --summary, the same run and answer as tcpair run --json without Python; "
-    "install it with cargo install --locked --path crates/tcpair-core): its time and, with "
-    "--flows, its peak memory. --vs-ns2 runs the tcpair-sim on PATH when not given.",
+    "(tcpair-sim --summary: the same run, flows and summary as tcpair run --json, without "
+    "Python; install it with cargo install --locked --path crates/tcpair-core --target-dir "
+    "target): its time and, with --flows, its peak memory. --vs-ns2 runs the tcpair-sim on "
+    "PATH when not given.",
 )
 @click.option(
     "--flows",
