@@ -83,12 +83,14 @@ def test_bad_input_is_one_line_in_the_users_terms(tmp_path: Path) -> None:
     good = scenario_path("clrp_one_link")
     _refused(_sim(good, "--seed", "many"), "--seed", '"many"')
     _refused(_sim(good, "--seed", "-5"), "run.seed", "got -5")
+    _refused(_sim(good, "--seed=1e3"), "--seed", '"1e3"')
+    _refused(_sim(good, "--seed", "9" * 23), "--seed", "9" * 23)
     (tmp_path / "bad.toml").write_text("[run]\nduration = -1\n")
     _refused(_sim(tmp_path / "bad.toml"), "run.duration", "got -1")
     (tmp_path / "broken.toml").write_text("[run\n")
     _refused(_sim(tmp_path / "broken.toml"), "not valid TOML")
     (tmp_path / "latin.toml").write_bytes(b"# caf\xe9\n")
-    _refused(_sim(tmp_path / "latin.toml"), "latin.toml: not UTF-8 text")
+    _refused(_sim(tmp_path / "latin.toml"), "latin.toml: not valid UTF-8 at byte 5")
 
 
 def test_a_python_plug_in_is_refused_with_where_it_runs(tmp_path: Path) -> None:

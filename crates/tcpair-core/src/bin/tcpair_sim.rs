@@ -126,10 +126,16 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Ask, String> {
     Ok(Ask::Run(out))
 }
 
-/// `--seed`'s value: a number (the core says whether it is in range).
+/// `--seed`'s value: a whole number as written (the core says whether it is in
+/// range, as for `run.seed` in the file); a fraction, an exponent or a number
+/// beyond 64 bits is refused here, in the terms it was given.
 fn seed_of(text: &str) -> Result<serde_json::Number, String> {
-    match serde_json::from_str::<serde_json::Value>(text.trim()) {
-        Ok(serde_json::Value::Number(n)) => Ok(n),
+    let t = text.trim();
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    match (whole, t.parse::<i64>(), t.parse::<u64>()) {
+        (true, Ok(n), _) => Ok(n.into()),
+        (true, _, Ok(n)) => Ok(n.into()),
         _ => Err(format!(
             "--seed: expected a whole number from 0 to 2^63 - 1, got {text:?}"
         )),
@@ -151,7 +157,7 @@ fn read_scenario(path: &str) -> Result<String, String> {
         .and_then(|bytes| {
             String::from_utf8(bytes).map_err(|e| {
                 format!(
-                    "{path}: not UTF-8 text (byte {})",
+                    "{path}: not valid UTF-8 at byte {}",
                     e.utf8_error().valid_up_to()
                 )
             })
@@ -269,19 +275,36 @@ mod tests {
     }
 
     #[test]
-    fn a_negative_or_fractional_seed_reaches_the_core_which_refuses_it() {
-        for (given, shown) in [("-5", "got -5"), ("1.5", "got 1.5")] {
-            let args = RunArgs {
-                path: "s.toml".into(),
-                summary: true,
-                seed: Some(seed_of(given).unwrap()),
-                ..Default::default()
-            };
-            let e = run("[run]\nduration = 1\n", &args).unwrap_err().to_string();
-            assert!(
-                e.starts_with("run.seed: must be a whole number") && e.ends_with(shown),
-                "{e}"
-            );
+    fn a_negative_seed_reaches_the_core_which_refuses_it() {
+        let args = RunArgs {
+            path: "s.toml".into(),
+            summary: true,
+            seed: Some(seed_of("-5").unwrap()),
+            ..Default::default()
+        };
+        let e = run("[run]\nduration = 1\n", &args).unwrap_err().to_string();
+        assert!(
+            e.starts_with("run.seed: must be a whole number") && e.ends_with("got -5"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_seed_that_is_no_whole_number_of_64_bits_is_refused_as_written() {
+        assert_eq!(seed_of(" 42 "), Ok(42.into()));
+        assert_eq!(seed_of("+3"), Ok(3.into()));
+        assert_eq!(seed_of("18446744073709551615"), Ok(u64::MAX.into()));
+        for bad in [
+            "1.5",
+            "1e3",
+            "",
+            "-",
+            "+-3",
+            "0x10",
+            "99999999999999999999999",
+        ] {
+            let e = seed_of(bad).unwrap_err();
+            assert!(e.ends_with(&format!("got {bad:?}")), "{e}");
         }
     }
 }
