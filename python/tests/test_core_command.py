@@ -68,7 +68,7 @@ def test_a_shipped_scenario_runs_by_its_path() -> None:
 def _refused(proc: subprocess.CompletedProcess[str], *parts: str) -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
-    first = proc.stderr.splitlines()[0]
+    (first,) = proc.stderr.splitlines()  # one line
     assert first.startswith("error: "), proc.stderr
     for part in parts:
         assert part in first, proc.stderr

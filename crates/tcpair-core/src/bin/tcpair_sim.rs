@@ -73,7 +73,7 @@ fn main() -> ExitCode {
             println!("tcpair-sim {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Err(msg) => return fail(&format!("{msg}\n{USAGE}")),
+        Err(msg) => return fail(&format!("{msg} (tcpair-sim --help lists the options)")),
     };
     let text = match read_scenario(&args.path) {
         Ok(text) => text,
