@@ -88,7 +88,7 @@ def test_bad_input_is_one_line_in_the_users_terms(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text("[run]\nduration = -1\n")
     _refused(_sim(tmp_path / "bad.toml"), "run.duration", "got -1")
     (tmp_path / "broken.toml").write_text("[run\n")
-    _refused(_sim(tmp_path / "broken.toml"), "not valid TOML")
+    _refused(_sim(tmp_path / "broken.toml"), "broken.toml: not valid TOML", "(at line 1, column 5)")
     (tmp_path / "latin.toml").write_bytes(b"# caf\xe9\n")
     _refused(_sim(tmp_path / "latin.toml"), "latin.toml: not valid UTF-8 at byte 5")
 

@@ -20,7 +20,7 @@
 use std::process::ExitCode;
 use tcpair_core::scenario::{parse_json, parse_toml, Scenario};
 use tcpair_core::sim::Sim;
-use tcpair_core::SimError;
+use tcpair_core::{ConfigError, SimError};
 
 const USAGE: &str = "usage: tcpair-sim [--summary] [--seed N] [--peak-memory] FILE";
 
@@ -169,11 +169,13 @@ fn read_scenario(path: &str) -> Result<String, String> {
 /// few KiB a flow that nothing reads again.
 fn run(text: &str, args: &RunArgs) -> Result<String, SimError> {
     let (scenario, topo) = {
-        let mut value = if args.path.ends_with(".json") {
-            parse_json(text)?
+        let parsed = if args.path.ends_with(".json") {
+            parse_json(text)
         } else {
-            parse_toml(text)?
+            parse_toml(text)
         };
+        // A syntax error is the file's, named as `tcpair run` names it.
+        let mut value = parsed.map_err(|e| ConfigError::new(&args.path, e.message))?;
         if let Some(seed) = &args.seed {
             set_seed(&mut value, seed.clone());
         }

@@ -93,10 +93,27 @@ pub struct Scenario {
     pub mobility: Option<MobilityPlan>,
 }
 
-/// Parse TOML text into the generic value tree the schema is read from.
+/// Parse TOML text into the generic value tree the schema is read from. A
+/// syntax error is one line that says where it is (line and column).
 pub fn parse_toml(text: &str) -> Result<serde_json::Value, ConfigError> {
-    toml::from_str::<serde_json::Value>(text)
-        .map_err(|e| ConfigError::new("", format!("not valid TOML: {}", e.message().trim())))
+    toml::from_str::<serde_json::Value>(text).map_err(|e| {
+        let what: Vec<&str> = e
+            .message()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let at = e
+            .span()
+            .and_then(|s| text.get(..s.start))
+            .map(|before| {
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                format!(" (at line {line}, column {column})")
+            })
+            .unwrap_or_default();
+        ConfigError::new("", format!("not valid TOML: {}{at}", what.join("; ")))
+    })
 }
 
 /// Parse JSON text (what the Python API sends).
@@ -293,6 +310,23 @@ mod tests {
             "links": [{"name": "ab", "from": "a", "to": "b", "bandwidth": "1MBps", "delay": "10ms"}],
             "flows": [{"src": "a", "dst": "b", "start": "500ms"}]
         })
+    }
+
+    #[test]
+    fn a_toml_syntax_error_is_one_line_with_where_it_is() {
+        let e = parse_toml("a = 1\nb = \"caf\u{e9}\nc = 2\n").unwrap_err();
+        assert_eq!(e.path, "");
+        assert!(e.message.starts_with("not valid TOML: "), "{}", e.message);
+        assert!(
+            e.message.ends_with("(at line 2, column 10)"),
+            "{}",
+            e.message
+        );
+        let header = parse_toml("[run\n").unwrap_err().message;
+        assert!(
+            !header.contains('\n') && header.ends_with("(at line 1, column 5)"),
+            "{header}"
+        );
     }
 
     #[test]
