@@ -130,16 +130,12 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Ask, String> {
 /// range, as for `run.seed` in the file); a fraction, an exponent or a number
 /// beyond 64 bits is refused here, in the terms it was given.
 fn seed_of(text: &str) -> Result<serde_json::Number, String> {
+    // Integer parsing takes an optional sign and digits alone.
     let t = text.trim();
-    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
-    let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-    match (whole, t.parse::<i64>(), t.parse::<u64>()) {
-        (true, Ok(n), _) => Ok(n.into()),
-        (true, _, Ok(n)) => Ok(n.into()),
-        _ => Err(format!(
-            "--seed: expected a whole number from 0 to 2^63 - 1, got {text:?}"
-        )),
-    }
+    t.parse::<i64>()
+        .map(Into::into)
+        .or_else(|_| t.parse::<u64>().map(Into::into))
+        .map_err(|_| format!("--seed: expected a whole number from 0 to 2^63 - 1, got {text:?}"))
 }
 
 /// The scenario file's text; a missing file, a folder or unreadable bytes in

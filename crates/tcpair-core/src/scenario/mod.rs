@@ -108,7 +108,10 @@ pub fn parse_toml(text: &str) -> Result<serde_json::Value, ConfigError> {
             .and_then(|s| text.get(..s.start))
             .map(|before| {
                 let line = before.matches('\n').count() + 1;
-                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+                    .chars()
+                    .count()
+                    + 1;
                 format!(" (at line {line}, column {column})")
             })
             .unwrap_or_default();

@@ -200,9 +200,11 @@ pub(super) fn timeseries(sim: &Sim) -> Value {
 pub(super) fn bs_tables(sim: &Sim, end: Time) -> (Value, Value) {
     let topo = sim.topology();
     let state_rows = sim.agents.iter().map(|a| a.meters().flows().count() + 1);
+    // Every flow has the same counters (`BsAgent::counters`).
     let counter_rows = sim.agents.iter().map(|a| {
-        let m = a.meters();
-        m.flows().map(|(fl, _)| a.counters(fl).len()).sum::<usize>()
+        let mut flows = a.meters().flows();
+        let each = flows.next().map_or(0, |(fl, _)| a.counters(fl).len());
+        each * (1 + flows.count())
     });
     let mut state = Columns::new(
         &[
