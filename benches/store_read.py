@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import tcpair
-import tcpair.runner
-from tcpair.commit import GROUP_RUNS
-from tcpair.store import Store
+import tcpair.sweeper.runner
+from tcpair.sweeper.commit import GROUP_RUNS
+from tcpair.results.store import Store
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "clrp_one_link.toml"
 

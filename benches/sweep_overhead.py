@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 import tcpair
-import tcpair.stats  # imported here, not inside the timed sweep
-from tcpair.backends import make_backend
-from tcpair.runner import run_sweep
+import tcpair.evidence.stats  # imported here, not inside the timed sweep
+from tcpair.sweeper.backends import make_backend
+from tcpair.sweeper.runner import run_sweep
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "clrp_one_link.toml"
 LOSS = [0.0, 0.01, 0.02, 0.05, 0.1]

@@ -3,7 +3,7 @@
 The simulation runs in a compiled Rust core (``tcpair._core``); this package
 holds the API, the CLI, sweeps, the results store and the experiments that
 reproduce the papers. The API's modules are imported on first use (``tcpair.run``
-imports ``tcpair.api``), so ``import tcpair`` and ``python3 -m tcpair`` stay light.
+imports ``tcpair.simulate.result``), so ``import tcpair`` and ``python3 -m tcpair`` stay light.
 """
 
 from __future__ import annotations
@@ -11,26 +11,29 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from tcpair import _moved
 from tcpair._errors import CoreMissingError, PluginError, ScenarioError, SimulationError
+
+_moved.install()  # old import paths (tcpair.api, tcpair.runner, ...): see tcpair._moved
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tcpair.api import Result, catalog, core_version, load, run, validate
-    from tcpair.scenario import apply_overrides, load_scenario
+    from tcpair.simulate.result import Result, catalog, core_version, run, validate
+    from tcpair.simulate.scenario import apply_overrides, load_scenario
 
 #: The API's names and the module each comes from, imported when first asked for.
 _LAZY = {
-    "Result": "tcpair.api",
-    "catalog": "tcpair.api",
-    "core_version": "tcpair.api",
-    "load": "tcpair.api",
-    "run": "tcpair.api",
-    "validate": "tcpair.api",
-    "apply_overrides": "tcpair.scenario",
-    "load_scenario": "tcpair.scenario",
+    "Result": "tcpair.simulate.result",
+    "catalog": "tcpair.simulate.result",
+    "core_version": "tcpair.simulate.result",
+    "run": "tcpair.simulate.result",
+    "validate": "tcpair.simulate.result",
+    "apply_overrides": "tcpair.simulate.scenario",
+    "load_scenario": "tcpair.simulate.scenario",
 }
-#: Submodules that ``import tcpair`` used to import, still reachable as attributes.
+#: Modules that ``import tcpair`` used to import, still reachable as attributes (at their
+#: old paths, which :mod:`tcpair._moved` maps to the new ones).
 _SUBMODULES = frozenset({"_perms", "api", "paths", "plain", "plugins", "scenario"})
 
 
@@ -77,10 +80,11 @@ def sweep(
     inconclusive (``.incomplete`` says what the cap left short); ``retry_failed`` runs
     again the runs stored as failed; ``progress`` shows a progress bar (a
     plain line every few seconds when not on a terminal). Returns a
-    :class:`tcpair.sweepview.SweepResult` (``.runs``, ``.points()``,
+    :class:`tcpair.sweeper.view.SweepResult` (``.runs``, ``.points()``,
     ``.failures``, ``.table(name)``).
     """
-    from tcpair.runner import run_sweep
+    from tcpair.reporting.analysis import undecided_claims
+    from tcpair.sweeper.runner import run_sweep
 
     return run_sweep(
         sweep,
@@ -93,36 +97,54 @@ def sweep(
         max_seeds=max_seeds,
         ci_metric=ci_metric,
         until_decided=until_decided,
+        judge=undecided_claims if until_decided else None,
         retry_failed=retry_failed,
         progress=progress,
     )
 
 
+def load(directory: str | Path) -> Any:
+    """Read back what :meth:`Result.save` wrote (a :class:`Result`), or open a sweep's
+    results store (a :class:`tcpair.sweeper.view.SweepResult`)."""
+    from tcpair.base.plain import check_folder
+
+    check_folder(directory, "directory")
+    from pathlib import Path
+
+    if (Path(directory) / "sweep.json").is_file():
+        from tcpair.sweeper.view import open_sweep
+
+        return open_sweep(directory)
+    from tcpair.simulate.result import load_result
+
+    return load_result(directory)
+
+
 def load_results(directory: Any, **options: Any) -> Any:
     """Every run stored in ``directory`` as a pandas DataFrame (one row per run and flow)."""
-    from tcpair.store import load_results as _load
+    from tcpair.results.store import load_results as _load
 
     return _load(directory, **options)
 
 
 def load_sweep(source: Any) -> Any:
     """Parse and check a sweep definition without running it."""
-    from tcpair.sweepdef import load_sweep as _load
+    from tcpair.sweeper.definition import load_sweep as _load
 
     return _load(source)
 
 
 def plot(store: Any, **options: Any) -> Any:
     """A matplotlib Figure of a results store: ``x``, ``y``, ``facet``, ``hue``,
-    ``out`` (saves it). See :func:`tcpair.plotting.plot`."""
-    from tcpair.plotting import plot as _plot
+    ``out`` (saves it). See :func:`tcpair.reporting.plotting.plot`."""
+    from tcpair.reporting.plotting import plot as _plot
 
     return _plot(store, **options)
 
 
 def report(directory: Any) -> Any:
     """Build the HTML report for a results store or a folder of stores."""
-    from tcpair.site import build_site
+    from tcpair.reporting.site import build_site
 
     return build_site(directory)
 

@@ -18,8 +18,8 @@ import pytest
 
 import tcpair._errors as errors_mod
 from tcpair import ScenarioError
-from tcpair.cli import main
-from tcpair.models import pftk
+from tcpair.cli.main import main
+from tcpair.evidence.models import pftk
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO / "scenarios"

@@ -75,7 +75,7 @@ def core_binary() -> str:
 def installed_core_command() -> str:
     """The ``tcpair-sim`` command on ``PATH`` (what the quick start and ``.ci/run``
     install), or skip (fail under ``TCPAIR_REQUIRE_CORE_BINARY``)."""
-    from tcpair.core_program import INSTALL, installed_core_program
+    from tcpair.simulate.core_program import INSTALL, installed_core_program
 
     msg = f"no tcpair-sim on PATH (install it from the repository's root: {INSTALL})"
     return _or_skip(installed_core_program(), msg, REQUIRE_CORE_BINARY)

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tcpair.analysis import Context
-from tcpair.page import Claim
-from tcpair.runner import SweepResult
-from tcpair.sweepdef import load_sweep
+from tcpair.reporting.analysis import Context
+from tcpair.reporting.page import Claim
+from tcpair.sweeper.definition import load_sweep
+from tcpair.sweeper.runner import SweepResult
 
 
 def context(tmp_path: Path, name: str, runs: pd.DataFrame) -> Context:

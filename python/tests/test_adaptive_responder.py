@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from tcpair.page import FAILS, HOLDS
-from tcpair.reproduce import adaptive_responder, reproduce, targets
-from tcpair.verdict import OUTCOMES
+from tcpair.evidence.verdict import OUTCOMES
+from tcpair.reporting.page import FAILS, HOLDS
+from tcpair.reproduce import reproduce, targets
+from tcpair.reproduce.studies import adaptive_responder
 
 NAME = "adaptive_responder"
 KEYS = ["p"]

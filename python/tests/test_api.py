@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import tcpair
-from tcpair.api import write_atomically
+from tcpair.simulate.result import write_atomically
 
 
 def test_run_returns_tables(fake_core) -> None:
@@ -63,8 +63,8 @@ def test_write_atomically_failure_leaves_nothing(tmp_path: Path) -> None:
 
 def test_worker_returns_errors_as_data(fake_core) -> None:
     """A failing run is a result (status failed, message kept), not an exception."""
-    from tcpair.api import to_json
-    from tcpair.runner import run_task
+    from tcpair.simulate.result import to_json
+    from tcpair.sweeper.runner import run_task
 
     sc = tcpair.load_scenario("clrp_one_link")
     ok = run_task(to_json(sc))

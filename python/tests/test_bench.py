@@ -8,8 +8,8 @@ import json
 import pytest
 
 from tcpair import ScenarioError
-from tcpair.bench import GUARD_TOLERANCE, guard, machine_key
-from tcpair.cli import main
+from tcpair.bench.events import GUARD_TOLERANCE, guard, machine_key
+from tcpair.cli.main import main
 
 
 def _report(events_per_s: float) -> dict:

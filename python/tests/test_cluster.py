@@ -19,7 +19,7 @@ import pytest
 from procs import tcpair_env
 
 import tcpair
-from tcpair.store import Store
+from tcpair.results.store import Store
 
 pytest.importorskip("distributed")
 

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tcpair.paths import shipped_sweeps
-from tcpair.reproduce import compare_all, compare_deploy, compare_plan, targets
-from tcpair.runner import run_sweep
-from tcpair.site import build_report
-from tcpair.sweepdef import load_sweep
+from tcpair.base.paths import shipped_sweeps
+from tcpair.reporting.site import build_report
+from tcpair.reproduce import targets
+from tcpair.reproduce.studies import compare_all, compare_deploy, compare_plan
+from tcpair.sweeper.definition import load_sweep
+from tcpair.sweeper.runner import run_sweep
 
 NAME = "compare_all"
 
@@ -49,7 +50,7 @@ def test_the_shipped_sweep_is_the_plans() -> None:
     shipped = shipped_sweeps()[NAME].read_text(encoding="utf-8")
     assert shipped == compare_plan.render(), (
         "sweeps/compare_all.toml is generated: "
-        "python3 -m tcpair.reproduce.compare_plan > sweeps/compare_all.toml"
+        "python3 -m tcpair.reproduce.studies.compare_plan > sweeps/compare_all.toml"
     )
 
 

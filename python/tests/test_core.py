@@ -18,11 +18,11 @@ pytest.importorskip("tcpair._core")
 from contract import assert_run_json_contract
 
 import tcpair
-from tcpair.api import to_json
-from tcpair.backends import make_backend
-from tcpair.models import pftk
-from tcpair.paths import scenario_path
-from tcpair.runner import run_task
+from tcpair.base.paths import scenario_path
+from tcpair.evidence.models import pftk
+from tcpair.simulate.result import to_json
+from tcpair.sweeper.backends import make_backend
+from tcpair.sweeper.runner import run_task
 
 CLRP = str(scenario_path("clrp_one_link"))
 PFTK_CHECK = str(scenario_path("pftk_check"))
@@ -69,7 +69,7 @@ def test_run_without_tables_is_the_run_less_its_tables(cli) -> None:
     keys in the same order, and `--json` prints what the full result's compact form is."""
     from tcpair._errors import require_core
 
-    sc = to_json(tcpair.api.prepare(CLRP, overrides=[SHORT]))
+    sc = to_json(tcpair.simulate.result.prepare(CLRP, overrides=[SHORT]))
     full = json.loads(require_core().run(sc))
     only = json.loads(require_core().run_summary(sc))
     assert list(only) == ["flows", "summary"]
@@ -87,10 +87,10 @@ def test_run_without_tables_keeps_no_rows_and_counts_the_same() -> None:
     from tcpair._errors import require_core
 
     lossy = [SHORT, "links.wireless.forward.loss.p=0.05"]
-    sc = tcpair.api.prepare(CLRP, overrides=lossy)
+    sc = tcpair.simulate.result.prepare(CLRP, overrides=lossy)
     full = json.loads(require_core().run(to_json(sc)))
     assert len(full["drops"]["seq"]) > 20 and len(full["recoveries"]["seq"]) > 20
-    capped = tcpair.api.prepare(CLRP, overrides=[*lossy, "output.max_rows=10"])
+    capped = tcpair.simulate.result.prepare(CLRP, overrides=[*lossy, "output.max_rows=10"])
     only = json.loads(require_core().run_summary(to_json(capped)))
     assert _no_wall(only) == _no_wall({"flows": full["flows"], "summary": full["summary"]})
 

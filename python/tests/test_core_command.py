@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from needs import core_binary, installed_core_command
 
-from tcpair.paths import scenario_path
+from tcpair.base.paths import scenario_path
 
 
 def _sim(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -29,8 +29,8 @@ def _without_wall(answer: dict) -> dict:
 def _lossy(tmp_path: Path, *extra: str, name: str = "clrp_one_link") -> Path:
     """A shipped scenario with 2% loss on the wireless hop, as a TOML file; ``extra``:
     more ``--set`` overrides."""
-    from tcpair.api import prepare
-    from tcpair.tomlout import dumps
+    from tcpair.base.tomlout import dumps
+    from tcpair.simulate.result import prepare
 
     overrides = ["links.wireless.forward.loss.p=0.02", "run.duration=60", *extra]
     path = tmp_path / f"{name}.toml"

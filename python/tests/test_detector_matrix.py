@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tcpair import api
 from tcpair._errors import ScenarioError
-from tcpair.analysis import Context
-from tcpair.paths import shipped_sweeps
-from tcpair.reproduce import detector_matrix as dm
+from tcpair.base.paths import shipped_sweeps
+from tcpair.reporting.analysis import Context
+from tcpair.reporting.site import build_report
 from tcpair.reproduce import resolve_targets, targets
-from tcpair.runner import run_sweep
-from tcpair.site import build_report
-from tcpair.sweepdef import load_sweep
+from tcpair.reproduce.studies import detector_matrix as dm
+from tcpair.simulate import result as api
+from tcpair.sweeper.definition import load_sweep
+from tcpair.sweeper.runner import run_sweep
 
 FAMILIES = ("detector_matrix_mixed", "detector_matrix_w", "detector_matrix_c")
 PARK_2010 = {"none", "ncpld", "veno", "spike", "jtcp", "relds", "lda_eq"}
@@ -65,7 +65,7 @@ def test_measured_flow_is_the_flow_the_detector_axis_sets(tmp_path: Path) -> Non
 
 
 def run_sweep_stub(name: str, tmp_path: Path):  # type: ignore[no-untyped-def]
-    from tcpair.runner import SweepResult
+    from tcpair.sweeper.runner import SweepResult
 
     return SweepResult(load_sweep(name), tmp_path, [], False)
 

@@ -166,7 +166,7 @@ def inline_commands() -> list[tuple[str, str, str]]:
 def test_inline_commands_name_real_subcommands_and_options() -> None:
     from click.testing import CliRunner
 
-    from tcpair.cli import cli
+    from tcpair.cli.main import cli
 
     helps: dict[str, str] = {}
     problems = []

@@ -14,8 +14,8 @@ import pytest
 from procs import ctrl_c, tcpair_env
 
 import tcpair
-from tcpair.backends import MAX_CRASHES, LocalBackend, WorkerDied
-from tcpair.store import Store
+from tcpair.results.store import Store
+from tcpair.sweeper.backends import MAX_CRASHES, LocalBackend, WorkerDied
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
@@ -125,7 +125,7 @@ def test_a_worker_killed_once_costs_a_retry_not_a_result(tmp_path: Path) -> None
 # SIGINT itself would have printed its own traceback by then.
 _SLOW_PARENT = """
 import signal, sys, time
-from tcpair.backends import LocalBackend
+from tcpair.sweeper.backends import LocalBackend
 
 def nap(seconds):
     time.sleep(seconds)
@@ -194,8 +194,8 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize(
     ("target", "error"),
     [
-        ("tcpair.store.pq.write_table", OSError(28, "No space left on device")),
-        ("tcpair.store.tempfile.mkstemp", PermissionError(13, "Permission denied")),
+        ("tcpair.results.store.pq.write_table", OSError(28, "No space left on device")),
+        ("tcpair.results.store.tempfile.mkstemp", PermissionError(13, "Permission denied")),
     ],
 )
 def test_a_failed_write_is_one_line_and_leaves_the_store_as_it_was(
@@ -218,7 +218,7 @@ def test_a_failed_write_is_one_line_and_leaves_the_store_as_it_was(
     assert str(out) in lines[0] and error.strerror in lines[0], lines[0]
     monkeypatch.undo()
     assert _snapshot(out) == before
-    from tcpair.store import Store
+    from tcpair.results.store import Store
 
     assert Store(out).check() == []
 
@@ -242,7 +242,7 @@ def test_a_write_that_fails_mid_sweep_stops_the_runs_in_flight(
     def fail(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("tcpair.store.pq.write_table", fail)
+    monkeypatch.setattr("tcpair.results.store.pq.write_table", fail)
     before = set(_children(os.getpid()))  # e.g. a resource tracker of an earlier test
     with pytest.raises(Exception, match="No space left") as caught:
         tcpair.sweep(spec, tmp_path / "s", jobs=2, progress=False)
@@ -316,7 +316,7 @@ def test_saving_through_the_api_keeps_what_is_not_a_result(tmp_path: Path) -> No
 def test_results_index_never_overwrites_a_page_of_the_users(cli, tmp_path: Path) -> None:
     """`reproduce --out` writes index.html at the folder's top: one tcpair did not
     write is refused before any run, and left as it was."""
-    from tcpair.index_page import write_index
+    from tcpair.reporting.index_page import write_index
 
     web = tmp_path / "web"
     web.mkdir()
@@ -429,7 +429,7 @@ def test_a_column_whose_type_changed_does_not_brick_the_store(cli, tmp_path: Pat
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tcpair.store import Store
+    from tcpair.results.store import Store
 
     out = _small_store(cli, tmp_path)
     table = pq.read_table(out / "runs.parquet")
@@ -457,8 +457,8 @@ def test_a_reader_during_compaction_sees_every_run_once(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    import tcpair.store as store_mod
-    from tcpair.store import Store
+    import tcpair.results.store as store_mod
+    from tcpair.results.store import Store
 
     out = _small_store(cli, tmp_path)
     table = pq.read_table(out / "runs.parquet")
@@ -536,16 +536,17 @@ def test_sigkill_during_compaction_or_manifest_write_loses_nothing(
 ) -> None:
     import pandas as pd
 
-    from tcpair.store import Store
+    from tcpair.results.store import Store
 
     sweep = _sweep_file(tmp_path, "[0.0, 0.01, 0.02]")
     out = tmp_path / "store"
     script = (
         "import os, signal, sys\n"
-        "import tcpair.store as st, tcpair.manifest as mf, tcpair.commit as cm\n"
+        "import tcpair.results.store as st, tcpair.results.manifest as mf\n"
+        "import tcpair.sweeper.commit as cm\n"
         "def die():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
         + KILLERS[point]
-        + "from tcpair.cli import main\n"
+        + "from tcpair.cli.main import main\n"
         + f"main(['sweep', {str(sweep)!r}, '--out', {str(out)!r}, '--jobs', '1'])\n"
     )
     proc = subprocess.run(

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import tcpair
-from tcpair.tomlout import dumps
+from tcpair.base.tomlout import dumps
 
 EXAMPLES = int(os.environ.get("TCPAIR_FUZZ_EXAMPLES", "30"))
 FUZZ = settings(
@@ -280,7 +280,7 @@ VALUES = st.one_of(
 @FUZZ
 @given(key=st.sampled_from(KEYS), value=VALUES)
 def test_cli_validate_is_exit_0_or_one_line_exit_2(cli, key: str, value: str) -> None:
-    from tcpair.paths import scenario_path
+    from tcpair.base.paths import scenario_path
 
     code, _, err = cli("validate", str(scenario_path("clrp_one_link")), "--set", f"{key}={value}")
     assert code in (0, 2), err

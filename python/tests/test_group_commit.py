@@ -17,9 +17,16 @@ import pytest
 from procs import tcpair_env
 
 import tcpair
-from tcpair.backends import CHUNK_SECONDS, IDLE, MAX_CHUNK, Chunks, InProcessBackend, LocalBackend
-from tcpair.commit import Group
-from tcpair.store import Store
+from tcpair.results.store import Store
+from tcpair.sweeper.backends import (
+    CHUNK_SECONDS,
+    IDLE,
+    MAX_CHUNK,
+    Chunks,
+    InProcessBackend,
+    LocalBackend,
+)
+from tcpair.sweeper.commit import Group
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
@@ -127,8 +134,8 @@ def test_backends_report_idle_waits_only_when_asked(backend) -> None:  # type: i
 
 KILL_MID_GROUP = """
 import json, os, signal, sys
-import tcpair.commit as cm
-from tcpair.cli import main
+import tcpair.sweeper.commit as cm
+from tcpair.cli.main import main
 
 log, kill_at = sys.argv[1], int(sys.argv[2])
 real_add, real_commit, added = cm.Group.add, cm.Group.commit, []
@@ -208,7 +215,7 @@ def test_sigkill_mid_group_loses_only_unreported_runs_and_rerun_completes(
 def test_groups_fold_into_segments_that_keep_the_newest_copy_last(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tcpair.store as store_mod
+    import tcpair.results.store as store_mod
 
     monkeypatch.setattr(store_mod, "SEGMENT_GROUPS", 3)
     root = tmp_path / "s"

@@ -65,7 +65,7 @@ def test_a_text_handed_over_is_taken_and_no_reference_kept() -> None:
     """The core takes a handed-over text out of its list (so that Python frees it
     once read, not after the run) and keeps no reference to it, whichever run."""
     from tcpair._errors import require_core
-    from tcpair.runcore import handed, prepare, to_json
+    from tcpair.simulate.binding import handed, prepare, to_json
 
     def without_wall(answer: str) -> dict[str, Any]:
         raw = json.loads(answer)
@@ -97,7 +97,7 @@ def test_a_runs_scenario_is_the_one_it_ran() -> None:
     """`tcpair.run` holds the scenario's text through the run, not the prepared
     scenario, and reads the result's scenario back from it."""
     import tcpair
-    from tcpair.runcore import prepare
+    from tcpair.simulate.binding import prepare
 
     ov = {"run.duration": 0.5, "flows.*.variant": "newreno"}
     r = tcpair.run("clrp_one_link", overrides=ov, seed=4)

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("tcpair._core")
 
 import tcpair
-from tcpair.paths import scenario_path
+from tcpair.base.paths import scenario_path
 
 CLRP = str(scenario_path("clrp_one_link"))
 
@@ -222,7 +222,7 @@ def test_ctrl_c_stops_a_long_run_from_the_cli(tmp_path: Path) -> None:
     proc = _start(
         f"""
         import sys
-        from tcpair.cli import main
+        from tcpair.cli.main import main
         print("started", flush=True)
         main(["run", {CLRP!r}, "--set", "run.duration=1e6", "--out", {str(out_dir)!r}])
         """
@@ -235,7 +235,7 @@ def test_ctrl_c_stops_a_long_run_from_the_cli(tmp_path: Path) -> None:
 
 
 def test_sweeps_with_huge_seeds_and_values_do_not_die(tmp_path: Path) -> None:
-    from tcpair.runner import run_sweep
+    from tcpair.sweeper.runner import run_sweep
 
     sweep = {
         "name": "huge",

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("tcpair._core")
 
 import tcpair
-from tcpair.paths import scenario_path
+from tcpair.base.paths import scenario_path
 
 FIG14 = str(scenario_path("syndrome_fig14"))
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tcpair.models import mathis, pftk, pftk_kbps, pkts_to_kbps
+from tcpair.evidence.models import mathis, pftk, pftk_kbps, pkts_to_kbps
 
 
 def test_pftk_hand_value() -> None:

@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 import tcpair
-from tcpair.runner import PlainProgress, _progress, run_sweep
+from tcpair.sweeper.runner import PlainProgress, _progress, run_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
@@ -195,7 +195,7 @@ def test_reproduce_with_failed_runs_exits_4(
 
 
 def test_run_spinner_is_silent_off_a_terminal() -> None:
-    from tcpair.runview import running
+    from tcpair.cli.runview import running
 
     buf = io.StringIO()
     with running(Console(file=buf, force_terminal=False), "x", 10.0):

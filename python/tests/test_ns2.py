@@ -13,7 +13,8 @@ import pytest
 from needs import core_binary, ns2
 
 import tcpair
-from tcpair.cli import main
+from tcpair.base.tomlout import dumps
+from tcpair.cli.main import main
 from tcpair.ns2 import (
     Point,
     crosscheck,
@@ -24,7 +25,6 @@ from tcpair.ns2 import (
     tcpair_point,
 )
 from tcpair.ns2.speed import Case, CoreBinaryFailed, bench_vs_ns2, dumbbell_scenario
-from tcpair.tomlout import dumps
 
 
 def test_parse_output_reads_the_last_line() -> None:
@@ -216,7 +216,7 @@ def test_bench_vs_ns2_times_the_tcpair_sim_on_path_or_says_how_to_install_it(
 def test_bytecode_cached_follows_the_cache_of_the_run_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bench's note on compiled modules reads the cache of `tcpair.cli`, where
+    """The bench's note on compiled modules reads the cache of `tcpair.cli.main`, where
     an import would find it."""
     import importlib.util
 
@@ -297,8 +297,8 @@ def test_same_losses_same_packets_on_the_wireless_hop(tmp_path) -> None:
 def test_two_links_points_run_both_paths() -> None:
     """The MH -> MH path: the agent at both base stations and loss on both hops in
     tcpair, two_links.tcl (two LANs, LL/LLSnoop at both BSs) in ns-2."""
-    from tcpair.api import prepare
     from tcpair.ns2 import TWO_LINK_POINTS, two_links_overrides
+    from tcpair.simulate.result import prepare
 
     pt = Point("reno", 0.05, 30, True, bs="snoop_ns2", path="two_links")
     sc = prepare("clrp_two_links", overrides=two_links_overrides(pt, 10.0), seed=1)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tcpair.cli import main
+from tcpair.cli.main import main
 from tcpair.ns2.conventions import NS2_MAX_BACKOFF, compare_conventions, ns2_conventions
 from tcpair.reproduce import targets
 

@@ -10,7 +10,7 @@ import pytest
 
 import tcpair
 from tcpair import ScenarioError
-from tcpair.scenario import apply_overrides
+from tcpair.simulate.scenario import apply_overrides
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = "clrp_one_link"

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 import tcpair
-from tcpair.index_page import MIXED_BANNER, parse_verdicts
-from tcpair.page import FAILS, HOLDS, INCONCLUSIVE, NA, QUICK_BANNER, Claim, Page, render
-from tcpair.paths import shipped_sweeps
-from tcpair.site import build_index, build_report, display_path
-from tcpair.sweepdef import load_sweep
-from tcpair.tomlout import dumps
+from tcpair.base.paths import shipped_sweeps
+from tcpair.base.tomlout import dumps
+from tcpair.reporting.index_page import MIXED_BANNER, parse_verdicts
+from tcpair.reporting.page import FAILS, HOLDS, INCONCLUSIVE, NA, QUICK_BANNER, Claim, Page, render
+from tcpair.reporting.site import build_index, build_report, display_path
+from tcpair.sweeper.definition import load_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
@@ -147,8 +147,8 @@ def test_reports_and_stores_follow_the_umask(tmp_path: Path) -> None:
 
 
 def test_report_of_a_results_folder_keeps_the_reproduce_order(tmp_path: Path) -> None:
+    from tcpair.reporting.site import _targets_present
     from tcpair.reproduce import targets
-    from tcpair.site import _targets_present
 
     order = list(targets())
     stores = [tmp_path / n for n in reversed(order[:3])] + [tmp_path / "aaa_mine"]

@@ -8,8 +8,8 @@ import pytest
 
 import tcpair
 from tcpair import ScenarioError
-from tcpair.metrics import label
-from tcpair.site import build_report
+from tcpair.reporting.metrics import label
+from tcpair.reporting.site import build_report
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")

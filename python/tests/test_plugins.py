@@ -14,8 +14,9 @@ import pandas as pd
 import pytest
 
 import tcpair
-from tcpair import PluginError, ScenarioError, _plugin_dirs
-from tcpair.plugins import search_dirs
+from tcpair import PluginError, ScenarioError
+from tcpair.base import plugin_dirs as _plugin_dirs
+from tcpair.simulate.plugins import search_dirs
 
 REPO = Path(__file__).resolve().parents[2]
 LDA = REPO / "scenarios" / "lda_mixed.toml"

@@ -10,9 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tcpair.page import FAILS, HOLDS
-from tcpair.reproduce import lda_accuracy, pr_fairness, pr_range, pr_tables, reproduce, targets
-from tcpair.verdict import OUTCOMES
+from tcpair.evidence.verdict import OUTCOMES
+from tcpair.reporting.page import FAILS, HOLDS
+from tcpair.reproduce import reproduce, targets
+from tcpair.reproduce.park2010 import accuracy as lda_accuracy
+from tcpair.reproduce.stojcevska_popov import fairness as pr_fairness
+from tcpair.reproduce.stojcevska_popov import improvement as pr_range
+from tcpair.reproduce.stojcevska_popov import tables as pr_tables
 
 TARGETS = ("pr_table1_2", "lda_accuracy", "pr_table3", "pr_range")
 

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tcpair.analysis import Context
-from tcpair.models import pftk_kbps
-from tcpair.page import FAILS, HOLDS, Page, render
-from tcpair.reproduce import baseline
-from tcpair.runner import SweepResult
-from tcpair.site import build_index
-from tcpair.sweepdef import load_sweep
+from tcpair.evidence.models import pftk_kbps
+from tcpair.reporting.analysis import Context
+from tcpair.reporting.page import FAILS, HOLDS, Page, render
+from tcpair.reporting.site import build_index
+from tcpair.reproduce.studies import baseline
+from tcpair.sweeper.definition import load_sweep
+from tcpair.sweeper.runner import SweepResult
 
 RTT, T0 = 0.12, 0.6
 

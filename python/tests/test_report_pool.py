@@ -14,8 +14,8 @@ import pytest
 from procs import ctrl_c, tcpair_env
 
 from tcpair import ScenarioError
-from tcpair.runner import run_sweep
-from tcpair.site import Reports
+from tcpair.reporting.site import Reports
+from tcpair.sweeper.runner import run_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 

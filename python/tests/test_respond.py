@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tcpair.page import FAILS, HOLDS, INCONCLUSIVE
-from tcpair.reproduce import reproduce, respond_c, respond_w, targets
-from tcpair.reproduce.respond import COUNTS, METHOD_ORDER, panels, per_run, relative
-from tcpair.verdict import OUTCOMES
+from tcpair.evidence.verdict import OUTCOMES
+from tcpair.reporting.page import FAILS, HOLDS, INCONCLUSIVE
+from tcpair.reproduce import reproduce, targets
+from tcpair.reproduce.park2010 import respond_c, respond_w
+from tcpair.reproduce.park2010.respond import COUNTS, METHOD_ORDER, panels, per_run, relative
 
 W_CLAIMS = {
     "improve_one_hop",

@@ -18,10 +18,10 @@ from procs import ctrl_c, tcpair_env
 import tcpair
 from tcpair import ScenarioError
 from tcpair._errors import StoreLocked
-from tcpair.backends import DaskBackend, WorkerDied
-from tcpair.runner import open_sweep, run_sweep, run_task
-from tcpair.store import Store
-from tcpair.sweepdef import parse_sweep
+from tcpair.results.store import Store
+from tcpair.sweeper.backends import DaskBackend, WorkerDied
+from tcpair.sweeper.definition import parse_sweep
+from tcpair.sweeper.runner import open_sweep, run_sweep, run_task
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
@@ -418,7 +418,7 @@ def test_dask_worker_killed_mid_run(tmp_path: Path) -> None:
 
 def test_local_pool_survives_a_dying_worker(tmp_path: Path) -> None:
     """A run whose worker keeps dying is recorded as failed; the others complete."""
-    from tcpair.backends import MAX_CRASHES, LocalBackend
+    from tcpair.sweeper.backends import MAX_CRASHES, LocalBackend
 
     items = [(i,) for i in range(4)]
     results = dict(LocalBackend(2).map_unordered(_die_on_two, items))

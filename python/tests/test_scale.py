@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import tcpair
-from tcpair import scale
-from tcpair.cli import main
-from tcpair.scale import SCHEMES, bench_one, flows_scenario
+from tcpair.bench import scale
+from tcpair.bench.scale import SCHEMES, bench_one, flows_scenario
+from tcpair.cli.main import main
 
 
 def _delay(sc: dict, name: str) -> float:
@@ -75,7 +75,7 @@ def test_bench_one_reports_a_run_in_its_own_process() -> None:
 def test_kept_counts_each_object_of_an_answer_once() -> None:
     import sys
 
-    from tcpair.scale import kept_mib
+    from tcpair.bench.scale import kept_mib
 
     floats = [float(i) + 0.5 for i in range(1000)]
     names = [f"flow-{i}" for i in range(10)]
@@ -184,7 +184,7 @@ def test_cli_prints_the_table(capsys) -> None:
 
 
 def test_bursty_loss_is_markov2_at_the_same_mean_rate() -> None:
-    from tcpair.reproduce.compare_all import mean_loss
+    from tcpair.reproduce.studies.compare_all import mean_loss
 
     sc = flows_scenario(3, "snoop", loss=0.02, loss_model="bursty")
     tcpair.validate(sc)
@@ -201,7 +201,7 @@ def test_bursty_loss_is_markov2_at_the_same_mean_rate() -> None:
 
 
 def test_bs_state_summary_per_connection_and_total() -> None:
-    from tcpair.scale import STATE_KEYS, bs_state_summary
+    from tcpair.bench.scale import STATE_KEYS, bs_state_summary
 
     table = {
         "flow": ["f0", "f1", "total"],
@@ -236,7 +236,7 @@ def test_bench_reports_the_base_stations_state(capsys) -> None:
 
 
 def test_saved_rows_become_the_compare_all_reports_scale_table(tmp_path, capsys) -> None:
-    from tcpair.reproduce.compare_all import scale_tables
+    from tcpair.reproduce.studies.compare_all import scale_tables
 
     saved = tmp_path / "compare_all" / "scale.json"
     assert scale_tables(saved) == []
@@ -254,7 +254,7 @@ def test_saved_rows_become_the_compare_all_reports_scale_table(tmp_path, capsys)
 
 
 def _pass(wall: float, **kw: object) -> dict:
-    from tcpair.scale import STATE_KEYS
+    from tcpair.bench.scale import STATE_KEYS
 
     return {"flows": 4, "scheme": "snoop", "wall_s": wall, "loop_s": wall - 0.5,
             "events": 1000, "delivered": 250, "peak_rss_mib": 100.0 + wall,
@@ -262,7 +262,7 @@ def _pass(wall: float, **kw: object) -> dict:
 
 
 def test_passes_merge_into_the_median_pass_with_the_spread() -> None:
-    from tcpair.scale import merge_passes
+    from tcpair.bench.scale import merge_passes
 
     r = merge_passes([_pass(52.0), _pass(61.5), _pass(50.8)], within_s=60.0)
     assert r["wall_s"] == 52.0 and r["loop_s"] == 51.5  # the median pass, whole
@@ -282,7 +282,7 @@ def test_passes_merge_into_the_median_pass_with_the_spread() -> None:
 
 
 def test_passes_that_simulate_differently_are_a_determinism_bug() -> None:
-    from tcpair.scale import merge_passes
+    from tcpair.bench.scale import merge_passes
 
     with pytest.raises(RuntimeError, match=r"events .* not deterministic"):
         merge_passes([_pass(1.0), _pass(1.0, events=1001)])
@@ -309,7 +309,7 @@ def test_cli_runs_passes_and_counts_those_within_the_limit(capsys) -> None:
 
 
 def test_the_report_table_shows_the_passes_spread() -> None:
-    from tcpair.scale import merge_passes, scale_table
+    from tcpair.bench.scale import merge_passes, scale_table
 
     one = dict(_pass(2.0), duration_s=60.0, us_per_delivered=0.4)
     three = dict(merge_passes([_pass(3.0), _pass(1.0), _pass(2.0)]), duration_s=60.0,

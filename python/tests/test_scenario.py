@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tcpair import ScenarioError, apply_overrides, load_scenario
-from tcpair.paths import scenario_path
-from tcpair.scenario import parse_value, prepare_scenario, split_override
+from tcpair.base.paths import scenario_path
+from tcpair.simulate.scenario import parse_value, prepare_scenario, split_override
 
 BASE = {
     "run": {"duration": 300.0, "seed": 1},

@@ -10,9 +10,9 @@ import pytest
 from browser import check_site
 
 import tcpair
+from tcpair.evidence.verdict import OUTCOMES
+from tcpair.reporting.site import build_site
 from tcpair.reproduce import reproduce
-from tcpair.site import build_site
-from tcpair.verdict import OUTCOMES
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")

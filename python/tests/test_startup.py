@@ -26,7 +26,7 @@ import sys
 start = set(sys.modules)
 import click, json, pathlib, tomllib
 needed = set(sys.modules)
-from tcpair.cli import main
+from tcpair.cli.main import main
 try:
     main(sys.argv[2:])
 except SystemExit as exc:
@@ -41,12 +41,16 @@ RUN_PATH = {
     "tcpair",
     "tcpair._core",
     "tcpair._errors",
-    "tcpair._plugin_dirs",
+    "tcpair._moved",
+    "tcpair.base",
+    "tcpair.base.plugin_dirs",
     "tcpair.cli",
-    "tcpair.cli_common",
-    "tcpair.plain",
-    "tcpair.runcore",
-    "tcpair.scenario",
+    "tcpair.simulate",
+    "tcpair.cli.main",
+    "tcpair.cli.common",
+    "tcpair.base.plain",
+    "tcpair.simulate.binding",
+    "tcpair.simulate.scenario",
 }
 
 #: Never imported by a run: tables, plots, sweeps.
@@ -114,12 +118,12 @@ def test_run_table_imports_rich_and_nothing_of_the_api(tmp_path: Path) -> None:
     # rich itself imports dataclasses, copy and numbers: only the heavy ones are checked.
     modules = _imported(tmp_path, "run", str(_tiny(tmp_path)))
     assert "rich.table" in modules
-    assert _ours(modules) <= RUN_PATH | {"tcpair.runview"}, sorted(_ours(modules) - RUN_PATH)
+    assert _ours(modules) <= RUN_PATH | {"tcpair.cli.runview"}, sorted(_ours(modules) - RUN_PATH)
     assert not _top(modules) & HEAVY, sorted(_top(modules) & HEAVY)
 
 
 def test_a_python_part_imports_tcpair_plugins_when_the_core_loads_it(tmp_path: Path) -> None:
     detector = 'flows.tcp1.tcp.detector={python = "tcpair.examples.lda:LdaEq"}'
     modules = _imported(tmp_path, "run", str(_tiny(tmp_path)), "--set", detector, "--json")
-    assert {"tcpair.plugins", "tcpair.examples.lda"} <= modules
+    assert {"tcpair.simulate.plugins", "tcpair.examples.lda"} <= modules
     assert not _top(modules) & {"pandas", "rich", "hashlib"}

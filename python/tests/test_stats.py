@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from tcpair.stats import aggregate, summarize, t_halfwidth
+from tcpair.evidence.stats import aggregate, summarize, t_halfwidth
 
 
 def test_ci_hand_value() -> None:

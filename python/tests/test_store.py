@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcpair.store import Store
+from tcpair.results.store import Store
 
 KEYS = [f"k{i}" for i in range(5)]
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tcpair import ScenarioError
-from tcpair.sweepdef import load_sweep, parse_sweep, run_key
+from tcpair.sweeper.definition import load_sweep, parse_sweep, run_key
 
 
 def sweep(**extra: Any) -> dict[str, Any]:
@@ -196,7 +196,7 @@ def test_sweep_file_errors_name_the_file(tmp_path: Path) -> None:
 
 
 def test_shipped_sweeps_parse() -> None:
-    from tcpair.paths import shipped_sweeps
+    from tcpair.base.paths import shipped_sweeps
 
     found = shipped_sweeps()
     assert "baseline" in found

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tcpair._errors import ScenarioError
-from tcpair.runner import open_sweep, run_sweep
-from tcpair.sweepdef import parse_sweep
-from tcpair.tomlout import dumps
+from tcpair.base.tomlout import dumps
+from tcpair.sweeper.definition import parse_sweep
+from tcpair.sweeper.runner import open_sweep, run_sweep
 
 
 def _raw() -> dict[str, Any]:

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 from synthetic import by_text
 
-from tcpair.reproduce import syndrome_fig14 as f14
-from tcpair.sweepdef import load_sweep
-from tcpair.verdict import FAILS, HOLDS
+from tcpair.evidence.verdict import FAILS, HOLDS
+from tcpair.reproduce.chen2002 import fig14 as f14
+from tcpair.sweeper.definition import load_sweep
 
 HANDOFFS = [(8.0, 9.2), (13.0, 14.2), (18.0, 19.2), (23.0, 24.2)]
 

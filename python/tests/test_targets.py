@@ -14,10 +14,12 @@ import pytest
 from synthetic import by_text, context, rows
 
 from tcpair._errors import ScenarioError
-from tcpair.page import FAILS, HOLDS, NA
-from tcpair.reproduce import resolve_targets, snoop_fig3, syndrome, targets
-from tcpair.stats import ratio_ci
-from tcpair.sweepdef import load_sweep
+from tcpair.evidence.stats import ratio_ci
+from tcpair.reporting.page import FAILS, HOLDS, NA
+from tcpair.reproduce import resolve_targets, targets
+from tcpair.reproduce.amir1995 import fig3 as snoop_fig3
+from tcpair.reproduce.chen2002 import figs10_13 as syndrome
+from tcpair.sweeper.definition import load_sweep
 
 NEW = ("snoop_fig3", "syndrome_fig10", "syndrome_fig11", "syndrome_fig12", "syndrome_fig13")
 BERS = (1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
@@ -92,7 +94,7 @@ def test_syndrome_fig12_grid() -> None:
 @pytest.mark.parametrize("name", ["snoop_paper", "syndrome_paper"])
 def test_scenarios_validate(name: str) -> None:
     pytest.importorskip("tcpair._core")
-    from tcpair import api
+    from tcpair.simulate import result as api
 
     sc = api.validate(name)
     assert sc["flows"]

@@ -15,15 +15,16 @@ import pytest
 from synthetic import by_text, context, rows
 
 from tcpair._errors import ScenarioError
-from tcpair.analysis import Context
-from tcpair.page import FAILS, HOLDS, NA, Claim
-from tcpair.paths import shipped_sweeps
-from tcpair.reproduce import clrp, resolve_targets, targets
-from tcpair.reproduce._common import with_goodput
-from tcpair.runner import run_sweep
-from tcpair.site import build_report
-from tcpair.sweepdef import SweepSpec, load_sweep, parse_sweep
-from tcpair.verdict import INCONCLUSIVE
+from tcpair.base.paths import shipped_sweeps
+from tcpair.evidence.verdict import INCONCLUSIVE
+from tcpair.reporting.analysis import Context
+from tcpair.reporting.page import FAILS, HOLDS, NA, Claim
+from tcpair.reporting.site import build_report
+from tcpair.reproduce import resolve_targets, targets
+from tcpair.reproduce import sun2005 as clrp
+from tcpair.reproduce.common import with_goodput
+from tcpair.sweeper.definition import SweepSpec, load_sweep, parse_sweep
+from tcpair.sweeper.runner import run_sweep
 
 # --- Sun et al. 2005 (CLRP), Figs. 5-13 --------------------------------------------------
 
@@ -52,7 +53,7 @@ def _wireless_losses(name: str, scenario: dict) -> list[dict]:
 @pytest.mark.parametrize("name", CLRP_FIGS)
 def test_clrp_sweep_parses_and_plans(name: str) -> None:
     spec = load_sweep(name)
-    assert spec.target is not None and spec.target.analysis == "tcpair.reproduce.clrp"
+    assert spec.target is not None and spec.target.analysis == "tcpair.reproduce.sun2005"
     assert spec.target.order > 14, "after the syndrome targets"
     assert spec.seeds == (1, 2, 3, 4, 5) and spec.seeds_for(True) == (1, 2)
     assert name in clrp.FIGS

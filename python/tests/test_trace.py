@@ -15,8 +15,8 @@ from needs import tshark
 pytest.importorskip("tcpair._core")
 
 import tcpair
-from tcpair.paths import dissector_path
-from tcpair.trace import read as read_trace
+from tcpair.base.paths import dissector_path
+from tcpair.simulate.trace import read as read_trace
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 ONE_LINK = str(SCENARIOS / "clrp_one_link.toml")
@@ -204,7 +204,7 @@ def test_eln_and_loss_blocks_decoded(tmp_path: Path) -> None:
 
 
 def test_queue_and_window_series(tmp_path: Path) -> None:
-    from tcpair.trace import queue_series, window_series
+    from tcpair.simulate.trace import queue_series, window_series
 
     r = tcpair.run(ONE_LINK, overrides=_lossy(5), trace=True)
     t = r.trace
@@ -236,7 +236,7 @@ def test_failed_run_leaves_no_pcap_or_trace(tmp_path: Path) -> None:
 def test_follow_names_the_flow_where_independent_parts_share_an_id() -> None:
     """Two flows on links of their own are two parts of the network: each counts
     its packet ids from 0, so an id alone may name two packets."""
-    from tcpair.scale import flows_scenario
+    from tcpair.bench.scale import flows_scenario
 
     r = tcpair.run(flows_scenario(2, duration=1.0), trace=True)
     with pytest.raises(ValueError, match="give flow= as well"):

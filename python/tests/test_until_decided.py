@@ -7,16 +7,17 @@ from pathlib import Path
 import pytest
 
 from tcpair import ScenarioError
-from tcpair.runner import EXIT_INCOMPLETE, open_sweep, run_sweep
+from tcpair.reporting.analysis import undecided_claims
+from tcpair.sweeper.runner import EXIT_INCOMPLETE, open_sweep, run_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = REPO / "scenarios" / "clrp_one_link.toml"
 
 # A target analysis whose one claim is inconclusive until every point has NEED seeds.
 ANALYSIS = """
-from tcpair.analysis import Analysis
-from tcpair.page import Claim
-from tcpair.verdict import HOLDS, INCONCLUSIVE
+from tcpair.reporting.analysis import Analysis
+from tcpair.reporting.page import Claim
+from tcpair.evidence.verdict import HOLDS, INCONCLUSIVE
 
 NEED = {need}
 
@@ -52,7 +53,9 @@ def test_until_decided_adds_seeds_until_no_claim_is_inconclusive(
     fake_core, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sweep = _target(tmp_path, monkeypatch, need=6)
-    res = run_sweep(sweep, tmp_path / "s", jobs=1, progress=False, until_decided=True)
+    res = run_sweep(
+        sweep, tmp_path / "s", jobs=1, progress=False, until_decided=True, judge=undecided_claims
+    )
     assert _seeds(tmp_path / "s") == [6, 6]  # 2, then two rounds of 2 more
     assert not res.incomplete and res.undecided == []
     assert res.base_runs == 4 and res.planned_runs == 12
@@ -106,4 +109,7 @@ def test_until_decided_needs_a_target_analysis(fake_core, tmp_path: Path) -> Non
         "axis": [{"name": "p", "param": "links.wireless.forward.loss.p", "values": [0.0]}],
     }
     with pytest.raises(ScenarioError, match="--until-decided"):
-        run_sweep(plain, tmp_path / "s", jobs=1, progress=False, until_decided=True)
+        run_sweep(
+            plain, tmp_path / "s", jobs=1, progress=False, until_decided=True,
+            judge=undecided_claims,
+        )

@@ -1,4 +1,4 @@
-"""The confidence-interval rule (tcpair.verdict) and claims decided by it."""
+"""The confidence-interval rule (tcpair.evidence.verdict) and claims decided by it."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tcpair.reproduce import snoop_fig3, syndrome
-from tcpair.reproduce._common import paired_ratios
-from tcpair.stats import ratio_ci
-from tcpair.verdict import (
+from tcpair.evidence.stats import ratio_ci
+from tcpair.evidence.verdict import (
     FAILS,
     HOLDS,
     INCONCLUSIVE,
@@ -30,6 +28,9 @@ from tcpair.verdict import (
     paired_ratio,
     within,
 )
+from tcpair.reproduce.amir1995 import fig3 as snoop_fig3
+from tcpair.reproduce.chen2002 import figs10_13 as syndrome
+from tcpair.reproduce.common import paired_ratios
 
 IV = Interval(1.05, 1.02, 1.08, 5)
 NO_CI = Interval(1.05, math.nan, math.nan, 1)

@@ -30,8 +30,8 @@ from typing import Any
 import pandas as pd
 
 from tcpair._errors import ScenarioError
-from tcpair.stats import ratio_ci, summarize
-from tcpair.verdict import Interval, within
+from tcpair.evidence.stats import ratio_ci, summarize
+from tcpair.evidence.verdict import Interval, within
 
 SCRIPTS = Path(__file__).resolve().parent
 NS_TIMEOUT_S = 600.0
@@ -159,7 +159,7 @@ def two_links_overrides(point: Point, duration: float) -> dict[str, Any]:
 
 def tcpair_point(point: Point, duration: float, seed: int) -> dict[str, float]:
     """One tcpair run of ``point``, on its path."""
-    from tcpair.api import prepare, run_json
+    from tcpair.simulate.result import prepare, run_json
 
     if point.path == "two_links":
         sc = prepare("clrp_two_links", overrides=two_links_overrides(point, duration), seed=seed)

@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from tcpair.sweepdef import SweepSpec, parse_sweep
+from tcpair.sweeper.definition import SweepSpec, parse_sweep
 
 #: ns-2.35's backoff in tcpair's terms: doubling up to 1024x reaches the 60 s
 #: cap from any base RTO of 200 ms or more before the cap does.
@@ -67,7 +67,7 @@ def ns2_conventions(spec: SweepSpec) -> tuple[SweepSpec, list[str]]:
 def _claims(report: Path, lines: list[str]) -> dict[str, tuple[str, str, str]]:
     """Claim id -> (claim, outcome, outcome with its numbers), from the report's
     ``verdicts.json`` and its verdict lines (``claim: outcome (numbers)``, same order)."""
-    from tcpair.site import VERDICTS
+    from tcpair.reporting.site import VERDICTS
 
     records = json.loads((report / "report" / VERDICTS).read_text())
     return {
@@ -86,10 +86,10 @@ def compare_conventions(
 ) -> pd.DataFrame:
     """Run each target as shipped (``out/shipped/NAME``) and under ns-2's
     conventions (``out/ns2/NAME``); one row per claim with both verdicts."""
-    from tcpair.backends import make_backend
+    from tcpair.reporting.site import build_report
     from tcpair.reproduce import resolve_targets, targets
-    from tcpair.runner import run_sweep
-    from tcpair.site import build_report
+    from tcpair.sweeper.backends import make_backend
+    from tcpair.sweeper.runner import run_sweep
 
     known = targets()
     rows = []

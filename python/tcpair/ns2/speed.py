@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tcpair.core_program import CoreBinaryFailed, core_binary_failed
 from tcpair.ns2 import Ns2Missing, missing_message, ns_binary, ns_command
+from tcpair.simulate.core_program import CoreBinaryFailed, core_binary_failed
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ class Case:
 
 
 def _one_link(variant: str, p: float, duration: float, bs: str = "") -> dict[str, Any]:
-    from tcpair.api import prepare
     from tcpair.ns2 import Point, one_link_overrides
+    from tcpair.simulate.result import prepare
 
     ov = one_link_overrides(Point(variant, p, 30, limited_transmit=False, bs=bs), duration)
     return dict(prepare("clrp_one_link", overrides=ov, seed=1))
@@ -113,7 +113,7 @@ def bench_case(
 ) -> dict[str, Any]:
     """Time ``pairs`` alternating pairs of whole processes for one case (and the
     core's own program beside them, if given)."""
-    from tcpair.tomlout import dumps
+    from tcpair.base.tomlout import dumps
 
     scenario = case.scenario()
     path = workdir / f"{case.name}.toml"
@@ -190,9 +190,10 @@ def bytecode_cached() -> bool:
     (``pip install`` compiles them once)."""
     import importlib.util
 
-    import tcpair.cli
-
-    return Path(importlib.util.cache_from_source(tcpair.cli.__file__)).exists()
+    # Found, not imported: the command line sits above this module.
+    spec = importlib.util.find_spec("tcpair.cli.main")
+    origin = spec.origin if spec else None
+    return origin is not None and Path(importlib.util.cache_from_source(origin)).exists()
 
 
 def bench_vs_ns2(

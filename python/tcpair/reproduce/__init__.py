@@ -16,12 +16,13 @@ from pathlib import Path
 from rich.console import Console
 
 from tcpair._errors import ScenarioError
-from tcpair.backends import Backend, default_jobs, make_backend
-from tcpair.index_page import check_index
-from tcpair.runner import DEFAULT_MAX_SEEDS, run_sweep
-from tcpair.site import Reports, build_index
-from tcpair.sweepdef import SweepSpec
-from tcpair.sweepdef import shipped_targets as targets  # every target, in report order
+from tcpair.reporting.analysis import undecided_claims
+from tcpair.reporting.index_page import check_index
+from tcpair.reporting.site import Reports, build_index
+from tcpair.sweeper.backends import Backend, default_jobs, make_backend
+from tcpair.sweeper.definition import SweepSpec
+from tcpair.sweeper.definition import shipped_targets as targets  # every target, in report order
+from tcpair.sweeper.runner import DEFAULT_MAX_SEEDS, run_sweep
 
 
 def canonical_name(name: str, known: dict[str, SweepSpec]) -> str:
@@ -115,6 +116,7 @@ def reproduce(
                 quick=quick,
                 until_ci=until_ci,
                 until_decided=until_decided and bool(spec.target and spec.target.analysis),
+                judge=undecided_claims,
                 max_seeds=max_seeds,
                 retry_failed=retry_failed,
                 progress=progress,

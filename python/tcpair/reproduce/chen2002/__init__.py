@@ -1,0 +1,3 @@
+"""Chen et al. 2002 (Syndrome): Figs. 10-13 (``figs10_13``: Reno, Snoop, ELN-Snoop
+and Syndrome against loss, duplication and a two-state channel; their claims in
+``claims``) and Fig. 14 (``fig14``: hand-offs)."""

@@ -1,0 +1,11 @@
+"""Sweeps: many runs of a scenario over axes of parameters and seeds.
+
+- ``definition``, ``axes``, ``parts``: a sweep file, parsed and checked into tasks;
+- ``runner``: plans, runs and resumes a sweep into its results store, in rounds of
+  seeds (``rounds``), with a progress line (``progress``);
+- ``backends``, ``dask_local``: where runs execute (this process, a local process
+  pool, a Dask cluster);
+- ``commit``: results gathered in groups and committed to the store;
+- ``view``: a stored sweep read back (:class:`~tcpair.sweeper.view.SweepResult`);
+- ``repair``: checking a store and running again what was damaged.
+"""
