@@ -15,7 +15,8 @@ from procs import ctrl_c, tcpair_env
 
 import tcpair
 from tcpair.results.store import Store
-from tcpair.sweeper.backends import MAX_CRASHES, LocalBackend, WorkerDied
+from tcpair.sweeper.backends import LocalBackend, WorkerDied
+from tcpair.sweeper.workers import MAX_CRASHES
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")

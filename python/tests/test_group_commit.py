@@ -18,15 +18,15 @@ from procs import tcpair_env
 
 import tcpair
 from tcpair.results.store import Store
-from tcpair.sweeper.backends import (
+from tcpair.sweeper.backends import LocalBackend
+from tcpair.sweeper.commit import Group
+from tcpair.sweeper.workers import (
     CHUNK_SECONDS,
     IDLE,
     MAX_CHUNK,
     Chunks,
     InProcessBackend,
-    LocalBackend,
 )
-from tcpair.sweeper.commit import Group
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")

@@ -418,7 +418,8 @@ def test_dask_worker_killed_mid_run(tmp_path: Path) -> None:
 
 def test_local_pool_survives_a_dying_worker(tmp_path: Path) -> None:
     """A run whose worker keeps dying is recorded as failed; the others complete."""
-    from tcpair.sweeper.backends import MAX_CRASHES, LocalBackend
+    from tcpair.sweeper.backends import LocalBackend
+    from tcpair.sweeper.workers import MAX_CRASHES
 
     items = [(i,) for i in range(4)]
     results = dict(LocalBackend(2).map_unordered(_die_on_two, items))

@@ -75,7 +75,7 @@ def test_bench_one_reports_a_run_in_its_own_process() -> None:
 def test_kept_counts_each_object_of_an_answer_once() -> None:
     import sys
 
-    from tcpair.bench.scale import kept_mib
+    from tcpair.bench.memory import kept_mib
 
     floats = [float(i) + 0.5 for i in range(1000)]
     names = [f"flow-{i}" for i in range(10)]

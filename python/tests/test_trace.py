@@ -236,7 +236,7 @@ def test_failed_run_leaves_no_pcap_or_trace(tmp_path: Path) -> None:
 def test_follow_names_the_flow_where_independent_parts_share_an_id() -> None:
     """Two flows on links of their own are two parts of the network: each counts
     its packet ids from 0, so an id alone may name two packets."""
-    from tcpair.bench.scale import flows_scenario
+    from tcpair.bench.flows import flows_scenario
 
     r = tcpair.run(flows_scenario(2, duration=1.0), trace=True)
     with pytest.raises(ValueError, match="give flow= as well"):

@@ -1,10 +1,6 @@
-"""Many flows through one base station: the scenario generator and its benchmark
-(docs/performance.md, "Many flows").
+"""Many flows through one base station: the benchmark (docs/performance.md, "Many
+flows") of the scenario :func:`tcpair.bench.flows.flows_scenario` builds.
 
-:func:`flows_scenario` builds N concurrent bulk TCP flows, each from its own
-wired sender (10 Mb/s) through one base station to its own mobile host over a
-2 Mb/s wireless hop with uniform or bursty loss; the wired delays spread the
-base round trips evenly over 20-200 ms so the flows are not in phase.
 :func:`bench_flows` runs it for several N and base-station schemes, each run in
 a fresh process so that its peak memory is its own, and reports wall time, peak
 resident memory, events per second, delivered data packets per second and the
@@ -24,109 +20,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from tcpair._errors import ScenarioError, SimulationError
+from tcpair._errors import SimulationError
+from tcpair.bench.flows import LOSS_MODELS, SCHEMES, flows_scenario
+from tcpair.bench.memory import beyond_kept_kib_per_flow, run_kib_per_flow
 from tcpair.simulate.core_program import CoreBinaryFailed, core_binary_failed
-
-RTT_MIN_S = 0.020
-RTT_MAX_S = 0.200
-SCHEMES = ("reno", "snoop", "snoop_ns2", "eln_snoop", "syndrome", "clrp")
-LOSS_MODELS = ("uniform", "bursty")
-
-
-def flows_scenario(
-    n: int,
-    scheme: str = "reno",
-    *,
-    duration: float = 60.0,
-    loss: float = 0.01,
-    loss_model: str = "uniform",
-    seed: int = 1,
-    tables: bool = True,
-) -> dict[str, Any]:
-    """N flows s_i -> bs -> m_i; ``scheme`` is ``reno`` (no BS agent) or a BS agent's name.
-
-    Flow i's wired one-way delay is chosen so that its base RTT is
-    ``20 ms + 180 ms * i / max(n - 1, 1)``; windows are 30 packets of 1000 bytes.
-    With ``tables=False`` the run keeps neither the ``drops`` nor the
-    ``recoveries`` table (``output.drops`` and ``output.recoveries`` false: a
-    row per lost packet and per recovery, about 1.5 GB at 10,000 flows and 60 s).
-
-    ``loss_model`` is ``uniform`` (each packet lost with probability ``loss``) or
-    ``bursty``: the two-state ``markov2`` model of the compare-all study
-    (docs/compare.md), Bad lasting 2 packets on average with half of them lost,
-    Good lossless, entered with ``p_good_to_bad = loss / (1 - 2 loss)`` so that the
-    mean loss rate is ``loss``.
-    """
-    if not isinstance(n, int) or n < 1:
-        raise ScenarioError(f"flows: a positive number of flows is needed, got {n!r}")
-    if scheme not in SCHEMES:
-        raise ScenarioError(f"scheme: {scheme!r} is not one of {', '.join(SCHEMES)}")
-    wireless_loss = _loss(loss_model, loss)
-    bs_agents = [] if scheme == "reno" else [scheme]
-    nodes: list[dict[str, Any]] = [{"name": "bs", "kind": "router", "bs": bs_agents}]
-    links: list[dict[str, Any]] = []
-    flows: list[dict[str, Any]] = []
-    for i in range(n):
-        rtt = RTT_MIN_S + (RTT_MAX_S - RTT_MIN_S) * i / max(n - 1, 1)
-        nodes += [{"name": f"s{i}"}, {"name": f"m{i}"}]
-        links.append(_link(f"w{i}", f"s{i}", "bs", "10Mb", rtt / 2, "wired", None))
-        links.append(_link(f"r{i}", "bs", f"m{i}", "2Mb", 64e-6, "wireless", wireless_loss))
-        flow: dict[str, Any] = {
-            "name": f"f{i}", "src": f"s{i}", "dst": f"m{i}", "variant": "reno",
-            "packet_size": 1000, "window": 30,
-        }
-        if scheme == "eln_snoop":
-            flow["tcp"] = {"detector": "eln"}
-        elif scheme == "syndrome":
-            flow["tcp"] = {"eln": True}
-            flow["sink"] = {"syndrome": True}
-        elif scheme == "clrp":
-            flow["sink"] = {"clrp": True}
-        flows.append(flow)
-    return {
-        "description": f"{n} Reno flows through one base station ({scheme}), mixed RTTs, "
-        f"{loss_model} loss {loss:g}",
-        "run": {"duration": float(duration), "seed": int(seed)},
-        "output": {"drops": bool(tables), "recoveries": bool(tables)},
-        "nodes": nodes,
-        "links": links,
-        "flows": flows,
-    }
-
-
-def _loss(model: str, p: float) -> dict[str, Any]:
-    """The wireless hop's error model at mean loss rate ``p``."""
-    if model not in LOSS_MODELS:
-        raise ScenarioError(f"loss_model: {model!r} is not one of {', '.join(LOSS_MODELS)}")
-    top = 0.5 if model == "bursty" else 1.0  # bursty: half of the Bad state's packets
-    if not 0.0 <= float(p) < top and not (model == "uniform" and float(p) == 1.0):
-        raise ScenarioError(f"loss: a rate from 0 to below {top:g} is needed, got {p!r}")
-    if model == "uniform":
-        return {"model": "uniform", "p": float(p)}
-    # Stationary loss p_gb / (p_gb + p_bg) * loss_bad = p with p_bg = loss_bad = 0.5.
-    return {
-        "model": "markov2", "p_good_to_bad": float(p) / (1.0 - 2.0 * float(p)),
-        "p_bad_to_good": 0.5, "loss_good": 0.0, "loss_bad": 0.5,
-    }
-
-
-def _link(
-    name: str, a: str, b: str, bw: str, delay_s: float, kind: str, loss: dict[str, Any] | None
-) -> dict[str, Any]:
-    link: dict[str, Any] = {
-        "name": name, "from": a, "to": b, "bandwidth": bw, "delay": delay_s,
-        "queue": 50, "kind": kind,
-    }
-    if loss is not None:
-        link["forward"] = {"loss": loss}
-    return link
-
 
 _CHILD = r"""
 import json, sys, time
 from tcpair.simulate.result import run_json
-from tcpair.bench.scale import (bs_state_summary, flows_scenario, kept_mib, own_peak_rss_mib,
-                          own_rss_mib)
+from tcpair.bench.flows import flows_scenario
+from tcpair.bench.memory import kept_mib, own_peak_rss_mib, own_rss_mib
+from tcpair.bench.scale import bs_state_summary
 n, scheme, duration = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 tables, loss_model, loss = sys.argv[4] == "1", sys.argv[5], float(sys.argv[6])
 sc = flows_scenario(n, scheme, duration=duration, tables=tables, loss=loss,
@@ -147,58 +51,6 @@ print(json.dumps({
     **bs_state_summary(res.get("bs_state") or {}),
 }))
 """
-
-
-def kept_mib(answer: Any) -> float:
-    """What a caller keeps of a run's answer, in MiB: the sizes (``sys.getsizeof``) of
-    the Python objects in ``answer``, the dicts and lists and all they hold, each
-    object counted once; the allocator's own overhead is not in it."""
-    seen: set[int] = set()
-    stack = [answer]
-    total = 0
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        total += sys.getsizeof(obj)
-        if isinstance(obj, dict):
-            stack.extend(obj.keys())
-            stack.extend(obj.values())
-        elif isinstance(obj, list | tuple):
-            stack.extend(obj)
-    return total / (1024.0 * 1024.0)
-
-
-def _own_status_mib(key: str) -> float | None:
-    """A size in MiB from this process's ``/proc/self/status`` (Linux); None elsewhere."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(f"{key}:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return None
-
-
-def own_rss_mib() -> float | None:
-    """This process's resident memory now in MiB (Linux's ``VmRSS``); None elsewhere."""
-    return _own_status_mib("VmRSS")
-
-
-def own_peak_rss_mib() -> float:
-    """This process's peak resident memory in MiB: Linux's ``VmHWM``, that of this
-    program alone; elsewhere ``ru_maxrss``, which on Linux would also count the
-    memory of the process that forked this one (the bench's own, tens of MiB once it
-    has built large scenarios)."""
-    peak = _own_status_mib("VmHWM")
-    if peak is not None:
-        return peak
-    import resource
-
-    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return maxrss / (1024.0 * 1024.0) if sys.platform == "darwin" else maxrss / 1024.0
 
 
 STATE_KEYS = (
@@ -285,23 +137,6 @@ def bench_one(
     r["run_kib_per_flow"] = run_kib_per_flow(r)
     r["beyond_kept_kib_per_flow"] = beyond_kept_kib_per_flow(r)
     return r
-
-
-def beyond_kept_kib_per_flow(r: dict[str, Any]) -> float | None:
-    """What the run adds to its caller beyond what the caller keeps, per flow:
-    :func:`run_kib_per_flow` less the answer the call returns (``kept_mib``); None
-    where either is unknown."""
-    added, kept = run_kib_per_flow(r), r.get("kept_mib")
-    return None if added is None or kept is None else added - kept * 1024.0 / r["flows"]
-
-
-def run_kib_per_flow(r: dict[str, Any]) -> float | None:
-    """What the run adds to the process that calls it, per flow: the peak less the
-    process's memory just before the call (the interpreter, its imports and the
-    scenario the caller built and keeps), in KiB over the row's flows; None where
-    the system does not tell the memory before (not Linux)."""
-    before = r.get("rss_before_mib")
-    return None if before is None else (r["peak_rss_mib"] - before) * 1024.0 / r["flows"]
 
 
 def core_one(
@@ -482,8 +317,15 @@ def scale_table(rows: Iterable[dict[str, Any]]) -> Any:
 
 __all__ = [
     "LOSS_MODELS",
-    "SAVED", "SCHEMES", "STATE_KEYS", "CoreBinaryFailed", "bench_flows", "bench_one",
-    "beyond_kept_kib_per_flow", "bs_state_summary", "core_one", "flows_scenario",
-    "kept_mib", "merge_passes", "own_peak_rss_mib", "own_rss_mib", "run_kib_per_flow",
+    "SAVED",
+    "SCHEMES",
+    "STATE_KEYS",
+    "CoreBinaryFailed",
+    "bench_flows",
+    "bench_one",
+    "bs_state_summary",
+    "core_one",
+    "flows_scenario",
+    "merge_passes",
     "scale_table",
 ]
