@@ -6,8 +6,8 @@ path gives the module at its new place, under both names, with a
 ``DeprecationWarning`` that names the new path. This table is the one place that
 lists them; it is removed in the release after.
 
-Old paths whose name is now a subpackage's (``tcpair.cli``) need no entry: the
-subpackage re-exports what the module had.
+Old paths whose name is now a subpackage's (``tcpair.cli``, ``tcpair.bench``) need
+no entry: the subpackage re-exports what the module had.
 """
 
 from __future__ import annotations
@@ -64,12 +64,20 @@ MOVED: dict[str, str] = {
     "tcpair.cli_sweep": "tcpair.cli.sweep",
     "tcpair.plot_cli": "tcpair.cli.plot",
     "tcpair.runview": "tcpair.cli.runview",
-    # Sweep files of earlier releases name their target's analysis by these paths.
+    # Sweep files of earlier releases name their target's analysis by these paths, and
+    # a target of one's own imports the shared helpers (docs: "Adding a target").
+    "tcpair.reproduce._claims": "tcpair.reproduce.claims",
+    "tcpair.reproduce._common": "tcpair.reproduce.common",
     "tcpair.reproduce.snoop_fig3": "tcpair.reproduce.amir1995.fig3",
     "tcpair.reproduce.syndrome": "tcpair.reproduce.chen2002.figs10_13",
     "tcpair.reproduce.syndrome_claims": "tcpair.reproduce.chen2002.claims",
     "tcpair.reproduce.syndrome_fig14": "tcpair.reproduce.chen2002.fig14",
     "tcpair.reproduce.clrp": "tcpair.reproduce.sun2005",
+    "tcpair.reproduce.clrp.claims": "tcpair.reproduce.sun2005.claims",
+    "tcpair.reproduce.clrp.cwnd": "tcpair.reproduce.sun2005.cwnd",
+    "tcpair.reproduce.clrp.plots": "tcpair.reproduce.sun2005.plots",
+    "tcpair.reproduce.clrp.readings": "tcpair.reproduce.sun2005.readings",
+    "tcpair.reproduce.clrp.spec": "tcpair.reproduce.sun2005.spec",
     "tcpair.reproduce.pr_fairness": "tcpair.reproduce.stojcevska_popov.fairness",
     "tcpair.reproduce.pr_range": "tcpair.reproduce.stojcevska_popov.improvement",
     "tcpair.reproduce.pr_tables": "tcpair.reproduce.stojcevska_popov.tables",
@@ -79,7 +87,11 @@ MOVED: dict[str, str] = {
     "tcpair.reproduce.respond_w": "tcpair.reproduce.park2010.respond_w",
     "tcpair.reproduce.baseline": "tcpair.reproduce.studies.baseline",
     "tcpair.reproduce.compare_all": "tcpair.reproduce.studies.compare_all",
+    "tcpair.reproduce.compare_deploy": "tcpair.reproduce.studies.compare_deploy",
+    "tcpair.reproduce.compare_plan": "tcpair.reproduce.studies.compare_plan",
+    "tcpair.reproduce.compare_plots": "tcpair.reproduce.studies.compare_plots",
     "tcpair.reproduce.detector_matrix": "tcpair.reproduce.studies.detector_matrix",
+    "tcpair.reproduce.detector_matrix_plot": "tcpair.reproduce.studies.detector_matrix_plot",
     "tcpair.reproduce.adaptive_responder": "tcpair.reproduce.studies.adaptive_responder",
 }
 

@@ -1,6 +1,6 @@
 //! Detectors and responders written in Python (docs/python.md, "Writing a
 //! detector or responder in Python"): the core's `scenario::plugins::Plugins`
-//! hook, implemented with the user's classes. `tcpair.plugins` (Python) finds
+//! hook, implemented with the user's classes. `tcpair.simulate.plugins` (Python) finds
 //! and instantiates the class; this file calls it at each fast-retransmit
 //! decision with a [`Context`], checks the answer, and keeps the first
 //! failure of a run in a [`Failure`] slot, which stops the run at the
@@ -191,7 +191,7 @@ impl Part {
 /// "raised ZeroDivisionError: division by zero" and the user's traceback.
 fn raised(py: Python<'_>, e: &PyErr) -> String {
     let text = py
-        .import("tcpair.plugins")
+        .import("tcpair.simulate.plugins")
         .and_then(|m| m.call_method1("describe", (e.value(py), e.traceback(py))))
         .and_then(|s| s.extract::<String>());
     text.unwrap_or_else(|_| format!("raised {e}"))
@@ -300,11 +300,11 @@ pub struct PyPlugins {
 }
 
 impl PyPlugins {
-    /// The user's object's method, from `tcpair.plugins.load`.
+    /// The user's object's method, from `tcpair.simulate.plugins.load`.
     fn load(&self, field: &str, spec: &serde_json::Value, kind: &str) -> Result<Part, ConfigError> {
         Python::with_gil(|py| {
             let found = py
-                .import("tcpair.plugins")
+                .import("tcpair.simulate.plugins")
                 .and_then(|m| m.call_method1("load", (field, spec.to_string(), kind)));
             let (reference, method) = match found {
                 Ok(v) => v
@@ -322,7 +322,7 @@ impl PyPlugins {
     }
 }
 
-/// `tcpair.plugins.PluginSpecError` carries the field and the message; any
+/// `tcpair.simulate.plugins.PluginSpecError` carries the field and the message; any
 /// other exception is shown as it is.
 fn load_error(py: Python<'_>, field: &str, e: PyErr) -> ConfigError {
     let v = e.value(py);

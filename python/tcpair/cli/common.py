@@ -84,6 +84,24 @@ def probe_writable(path: Path) -> None:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
+def writable_parent(path: str, option: str) -> None:
+    """Make the folder ``path`` goes in and check that a file can be written there,
+    or fail naming ``option``: the runs before the write may take hours
+    (:func:`tcpair.cli.common.probe_writable`)."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.BadParameter(os_error_line(exc), param_hint=option) from None
+    if target.is_dir():
+        raise click.BadParameter(f"{path}: is a folder; give a file's path", param_hint=option)
+    try:
+        probe_writable(target)
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise click.BadParameter(f"{path}: cannot be written ({why})", param_hint=option) from None
+
+
 def check_out_folder(path: Path) -> None:
     """Raise the OSError writing the results at ``path`` would meet, naming ``path``,
     before a run that may take long (they are written at its end,

@@ -45,7 +45,7 @@ from tcpair.cli.common import (
 LAZY_COMMANDS = {
     "bench": "tcpair.cli.bench:bench_cmd",
     "list": "tcpair.cli.info:list_cmd",
-    "ns2-check": "tcpair.cli.bench:ns2_check_cmd",
+    "ns2-check": "tcpair.cli.ns2:ns2_check_cmd",
     "pcap-dissector": "tcpair.cli.info:pcap_dissector_cmd",
     "plot": "tcpair.cli.plot:plot_cmd",
     "report": "tcpair.cli.info:report_cmd",
