@@ -133,41 +133,25 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
     """Write ``directory/report/`` and return its verdict lines."""
     directory = Path(directory)
     result = open_sweep(directory)
-    spec = result.spec
-    runs = result.runs
-    failures = result.failures
-    n_runs = runs["run_key"].nunique() if len(runs) else 0
-    n_ok = runs.loc[runs["status"] == OK, "run_key"].nunique() if len(runs) else 0
+    spec, runs = result.spec, result.runs
     verdicts: list[str] = []
-    records: list[dict[str, Any]] = []
 
     def write(tmp: Path) -> None:
         found = analyse_sweep(result, tmp)
         claims = list(found.claims)
         verdicts.extend(verdict_line(c) for c in claims)
-        records.extend(c.record(spec.name) for c in claims)
         runs.to_csv(tmp / "runs.csv", index=False)
-        pts = result.points()
-        pts.to_csv(tmp / "points.csv", index=False)
+        result.points().to_csv(tmp / "points.csv", index=False)
         tables = list(found.tables)
-        if len(failures):
-            tables.append(("Failed runs", failures.drop(columns=["run_key"])))
-        missing = runs[runs["status"] == "missing"].drop_duplicates("run_key")
-        meta: dict[str, Any] = {
-            "sweep": spec.name,
-            "runs": f"{n_runs} ({n_ok} ok, {len(failures)} failed, {len(missing)} not run)",
-            "seeds per point": ", ".join(
-                sorted({str(len(g)) for _, g in runs.drop_duplicates("run_key").groupby("point")})
-            ),
-            "mode": "quick" if result.quick else "full",
-        }
+        if len(result.failures):
+            tables.append(("Failed runs", result.failures.drop(columns=["run_key"])))
         page = Page(
             title=spec.display_title,
             intro=found.intro or spec.description or _grid_text(result),
             figures=found.figures,
             claims=claims,
             tables=tables,
-            meta=meta,
+            meta=_meta(result),
             files=[
                 *found.files,
                 ("runs.csv", "every run (CSV; the store's runs.parquet has the same rows)"),
@@ -183,22 +167,47 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
             quick=result.quick,
         )
         write_page(tmp, page)
+        records = [c.record(spec.name) for c in claims]
         (tmp / VERDICTS).write_text(json.dumps(records, indent=2, allow_nan=False) + "\n")
-        (tmp / STATUS).write_text(
-            json.dumps(
-                {
-                    "runs": n_runs,
-                    "ok": n_ok,
-                    "failed": len(failures),
-                    "quick": result.quick,
-                    "target": spec.target is not None,
-                }
-            )
-            + "\n"
-        )
+        (tmp / STATUS).write_text(json.dumps(_status(result)) + "\n")
 
     write_atomically(directory / REPORT_DIR, write)
     return verdicts
+
+
+def _counts(result: SweepResult) -> tuple[int, int]:
+    """Runs in the store and those that succeeded (by run key)."""
+    runs = result.runs
+    if not len(runs):
+        return 0, 0
+    return runs["run_key"].nunique(), runs.loc[runs["status"] == OK, "run_key"].nunique()
+
+
+def _meta(result: SweepResult) -> dict[str, Any]:
+    """The page's facts about the sweep: runs, seeds per point, mode."""
+    runs = result.runs
+    n_runs, n_ok = _counts(result)
+    missing = runs[runs["status"] == "missing"].drop_duplicates("run_key")
+    return {
+        "sweep": result.spec.name,
+        "runs": f"{n_runs} ({n_ok} ok, {len(result.failures)} failed, {len(missing)} not run)",
+        "seeds per point": ", ".join(
+            sorted({str(len(g)) for _, g in runs.drop_duplicates("run_key").groupby("point")})
+        ),
+        "mode": "quick" if result.quick else "full",
+    }
+
+
+def _status(result: SweepResult) -> dict[str, Any]:
+    """The report's status file: what the index reads of this store."""
+    n_runs, n_ok = _counts(result)
+    return {
+        "runs": n_runs,
+        "ok": n_ok,
+        "failed": len(result.failures),
+        "quick": result.quick,
+        "target": result.spec.target is not None,
+    }
 
 
 def _report_worker_init(parent: int) -> None:

@@ -38,6 +38,19 @@ def time_sequence(
         fig, ax = plt.subplots(figsize=(9, 5))
     else:
         fig = ax.figure
+    _draw(ax, t)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("segment number")
+    window = "" if start is None and end is None else f", {start or 0:g}-{end or '':} s"
+    ax.set_title(f"time-sequence diagram of {flow}{window}")
+    ax.legend(loc="upper left", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def _draw(ax: Any, t: pd.DataFrame) -> None:
+    """One mark per event of the flow's trace ``t``: segments sent, retransmitted by the
+    sender or the base station, dropped; ACKs received as a step, ACKs dropped."""
     sends = t[t["kind"] == "send"]
     first = sends[sends["origin"] == "first"]
     again = sends[sends["origin"] == "sender"]
@@ -46,37 +59,12 @@ def time_sequence(
     drops = t[(t["kind"] == "drop") & (t["packet"] == "data")]
     ack_drops = t[(t["kind"] == "drop") & (t["packet"] == "ack")]
     ax.plot(first["time_s"], first["seq"], "|", color="tab:blue", label="segment sent")
-    ax.plot(
-        again["time_s"],
-        again["seq"],
-        "s",
-        mfc="none",
-        color="tab:red",
-        label="retransmitted by the sender",
-    )
-    ax.plot(
-        local["time_s"],
-        local["seq"],
-        "D",
-        mfc="none",
-        color="tab:green",
-        label="retransmitted by the BS",
-    )
-    ax.step(
-        acks["time_s"],
-        acks["seq"],
-        where="post",
-        color="tab:gray",
-        lw=0.8,
-        label="ACK received (next expected)",
-    )
+    ax.plot(again["time_s"], again["seq"], "s", mfc="none", color="tab:red",
+            label="retransmitted by the sender")
+    ax.plot(local["time_s"], local["seq"], "D", mfc="none", color="tab:green",
+            label="retransmitted by the BS")
+    ax.step(acks["time_s"], acks["seq"], where="post", color="tab:gray", lw=0.8,
+            label="ACK received (next expected)")
     ax.plot(drops["time_s"], drops["seq"], "x", color="black", label="segment dropped")
     if len(ack_drops):
         ax.plot(ack_drops["time_s"], ack_drops["seq"], "+", color="tab:orange", label="ACK dropped")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("segment number")
-    window = "" if start is None and end is None else f", {start or 0:g}-{end or '':} s"
-    ax.set_title(f"time-sequence diagram of {flow}{window}")
-    ax.legend(loc="upper left", fontsize="small")
-    ax.grid(True, alpha=0.3)
-    return fig

@@ -145,6 +145,16 @@ def parse_axis(raw: Any, i: int) -> Axis:
         )
     if ("param" in raw) == ("params" in raw):
         raise err(where, "give either param + values, or params (a table of lists)")
+    params, columns = _columns(raw, where)
+    rows = list(zip(*columns, strict=True))
+    labels = _labels(raw, where, rows)
+    quick = _quick(raw["quick"], where, labels) if "quick" in raw else None
+    return Axis(name, params, tuple(rows), tuple(labels), quick)
+
+
+def _columns(raw: Mapping[str, Any], where: str) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """The axis's parameters and a list of values for each (``param`` + ``values``, or
+    ``params``, a table of coupled lists of one length)."""
     if "param" in raw:
         param = raw["param"]
         values = raw.get("values")
@@ -152,26 +162,29 @@ def parse_axis(raw: Any, i: int) -> Axis:
             raise err(f"{where}.param", f"expected a dotted key, got {param!r}")
         if not isinstance(values, list) or not values:
             raise err(f"{where}.values", f"expected a non-empty list, got {values!r}")
-        params: tuple[str, ...] = (param,)
-        columns = [values]
-    else:
-        table = raw["params"]
-        if not isinstance(table, Mapping) or not table:
-            raise err(f"{where}.params", f"expected a table of lists, got {table!r}")
-        params = tuple(table)
-        columns = []
-        for p, vs in table.items():
-            if not isinstance(vs, list) or not vs:
-                raise err(f"{where}.params.{p}", f"expected a non-empty list, got {vs!r}")
-            columns.append(vs)
-        lengths = {len(c) for c in columns}
-        if len(lengths) != 1:
-            raise err(
-                f"{where}.params",
-                "coupled parameters need lists of equal length, got "
-                + ", ".join(f"{p}: {len(c)}" for p, c in zip(params, columns, strict=True)),
-            )
-    rows = list(zip(*columns, strict=True))
+        return (param,), [values]
+    table = raw["params"]
+    if not isinstance(table, Mapping) or not table:
+        raise err(f"{where}.params", f"expected a table of lists, got {table!r}")
+    params = tuple(table)
+    columns = []
+    for p, vs in table.items():
+        if not isinstance(vs, list) or not vs:
+            raise err(f"{where}.params.{p}", f"expected a non-empty list, got {vs!r}")
+        columns.append(vs)
+    lengths = {len(c) for c in columns}
+    if len(lengths) != 1:
+        raise err(
+            f"{where}.params",
+            "coupled parameters need lists of equal length, got "
+            + ", ".join(f"{p}: {len(c)}" for p, c in zip(params, columns, strict=True)),
+        )
+    return params, columns
+
+
+def _labels(raw: Mapping[str, Any], where: str, rows: list[tuple[Any, ...]]) -> list[Any]:
+    """The axis's labels: given (strings or numbers, one per row), or the first
+    parameter's values; distinct either way."""
     if "labels" in raw:
         labels = raw["labels"]
         if not isinstance(labels, list) or len(labels) != len(rows):
@@ -184,19 +197,20 @@ def parse_axis(raw: Any, i: int) -> Axis:
     labels = numeric_uniform(list(labels))
     if len(set(map(repr, labels))) != len(labels):
         raise err(f"{where}.labels", f"labels must be distinct, got {labels}")
-    quick = None
-    if "quick" in raw:
-        wanted = raw["quick"]
-        if not isinstance(wanted, list) or not wanted:
-            raise err(f"{where}.quick", f"expected a non-empty list of labels, got {wanted!r}")
-        idx = []
-        for w in wanted:
-            match = [j for j, lab in enumerate(labels) if lab == w]
-            if not match:
-                raise err(f"{where}.quick", f"{w!r} is not one of the axis labels {labels}")
-            idx.append(match[0])
-        quick = tuple(idx)
-    return Axis(name, params, tuple(rows), tuple(labels), quick)
+    return labels
+
+
+def _quick(wanted: Any, where: str, labels: list[Any]) -> tuple[int, ...]:
+    """The indices of the labels the quick variant keeps."""
+    if not isinstance(wanted, list) or not wanted:
+        raise err(f"{where}.quick", f"expected a non-empty list of labels, got {wanted!r}")
+    idx = []
+    for w in wanted:
+        match = [j for j, lab in enumerate(labels) if lab == w]
+        if not match:
+            raise err(f"{where}.quick", f"{w!r} is not one of the axis labels {labels}")
+        idx.append(match[0])
+    return tuple(idx)
 
 
 __all__ = [

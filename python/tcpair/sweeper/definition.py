@@ -247,19 +247,8 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
     if not isinstance(raw, Mapping):
         raise err("sweep", f"expected a table, got {type(raw).__name__}")
     unknown_keys(raw, TOP_KEYS, "")
-    name = raw.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise err("name", f"expected a non-empty string, got {name!r}")
-    if any(c in name for c in "/\\") or name.startswith("."):
-        raise err("name", f"must be usable as a directory name, got {name!r}")
-    src = raw.get("scenario")
-    if isinstance(src, Mapping):
-        scenario = load_scenario(src)
-    elif isinstance(src, str) and src:
-        rel = (base_dir / src) if base_dir is not None else None
-        scenario = load_scenario(rel if rel is not None and rel.is_file() else src)
-    else:
-        raise err("scenario", f"expected a scenario file name or a table, got {src!r}")
+    name = _name(raw.get("name"))
+    scenario = _base_scenario(raw.get("scenario"), base_dir)
     seeds = parse_seeds(raw.get("seeds", 1), "seeds")
     metric = raw.get("metric", "goodput_kbps")
     if not isinstance(metric, str) or not metric:
@@ -267,20 +256,7 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
     keep = raw.get("keep", [])
     if not isinstance(keep, list) or any(k not in KEEPABLE for k in keep):
         raise err("keep", f"expected a list drawn from {list(KEEPABLE)}, got {keep!r}")
-    axes_raw = raw.get("axis", [])
-    if not isinstance(axes_raw, list):
-        raise err("axis", "expected an array of tables ([[axis]])")
-    axes = tuple(parse_axis(a, i) for i, a in enumerate(axes_raw))
-    parts: tuple[Any, ...] = ()
-    if "part" in raw:
-        if axes:
-            raise err("axis", "a sweep with [[part]] tables gives its axes in each part")
-        parts = sweepparts.parse_parts(raw["part"], scenario, base_dir)
-        axes = sweepparts.union_axes(parts)
-    names = [a.name for a in axes]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise err("axis", f"axis name {sorted(dup)[0]!r} used twice")
+    axes, parts = _axes(raw, scenario, base_dir)
     quick = raw.get("quick", {})
     if not isinstance(quick, Mapping):
         raise err("quick", f"expected a table, got {quick!r}")
@@ -310,6 +286,47 @@ def parse_sweep(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Swee
         for key, value in zip(axis.params, axis.values[0], strict=True):
             set_path(copy.deepcopy(probe), key, value, what=f"axis {axis.name!r}")
     return spec
+
+
+def _name(name: Any) -> str:
+    """The sweep's name: it names the store's folder too."""
+    if not isinstance(name, str) or not name.strip():
+        raise err("name", f"expected a non-empty string, got {name!r}")
+    if any(c in name for c in "/\\") or name.startswith("."):
+        raise err("name", f"must be usable as a directory name, got {name!r}")
+    return name
+
+
+def _base_scenario(src: Any, base_dir: Path | None) -> Scenario:
+    """The sweep's base scenario: a table, or a file (beside the sweep file first)."""
+    if isinstance(src, Mapping):
+        return load_scenario(src)
+    if isinstance(src, str) and src:
+        rel = (base_dir / src) if base_dir is not None else None
+        return load_scenario(rel if rel is not None and rel.is_file() else src)
+    raise err("scenario", f"expected a scenario file name or a table, got {src!r}")
+
+
+def _axes(
+    raw: Mapping[str, Any], scenario: Scenario, base_dir: Path | None
+) -> tuple[tuple[Axis, ...], tuple[Any, ...]]:
+    """The sweep's axes and parts: ``[[axis]]`` tables, or ``[[part]]`` tables each with
+    axes of its own (the sweep's axes are then their union); names used once."""
+    axes_raw = raw.get("axis", [])
+    if not isinstance(axes_raw, list):
+        raise err("axis", "expected an array of tables ([[axis]])")
+    axes = tuple(parse_axis(a, i) for i, a in enumerate(axes_raw))
+    parts: tuple[Any, ...] = ()
+    if "part" in raw:
+        if axes:
+            raise err("axis", "a sweep with [[part]] tables gives its axes in each part")
+        parts = sweepparts.parse_parts(raw["part"], scenario, base_dir)
+        axes = sweepparts.union_axes(parts)
+    names = [a.name for a in axes]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise err("axis", f"axis name {sorted(dup)[0]!r} used twice")
+    return axes, parts
 
 
 def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
