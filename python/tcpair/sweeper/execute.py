@@ -80,10 +80,7 @@ def execute(
             if runs:
                 bar.update(pid, advance=runs, failed=stats.failed)
 
-        payloads = [
-            (json.dumps(t.scenario, default=str, allow_nan=False), tuple(keep), _dirs(t))
-            for t in todo
-        ]
+        payloads = [_payload(t, keep) for t in todo]
         results = backend.map_unordered(
             run_task, payloads, [t.key for t in todo], tick=group.max_seconds / 4
         )
@@ -123,6 +120,11 @@ def _todo(tasks: Sequence[Task], store: Store, retry_failed: bool) -> tuple[list
         t for k, t in unique.items() if k not in stored or (retry_failed and stored[k] == FAILED)
     ]
     return todo, len(unique)
+
+
+def _payload(task: Task, keep: Sequence[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """What a worker gets for one run (:func:`run_task`'s arguments)."""
+    return json.dumps(task.scenario, default=str, allow_nan=False), tuple(keep), _dirs(task)
 
 
 def _dirs(task: Task) -> tuple[str, ...]:
