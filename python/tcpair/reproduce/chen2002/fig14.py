@@ -22,6 +22,9 @@ paired by seed, :mod:`tcpair.evidence.verdict`):
   new in-order delivery (the ``handoffs`` table's ``resumed_at``) and to the first
   sample whose moving-window throughput is back to half its value at the hand-off's
   start, averaged over the hand-offs; Syndrome minus each other scheme below 0.
+
+Modules: :mod:`.fig14_traces` (the measures from the stored traces),
+:mod:`.fig14_claims` (the verdicts) and this one (the plots and the page).
 """
 
 from __future__ import annotations
@@ -33,25 +36,21 @@ import numpy as np
 import pandas as pd
 
 from tcpair.evidence.stats import aggregate
-from tcpair.evidence.verdict import above, below, paired_difference, paired_ratio
 from tcpair.reporting.analysis import Analysis, Context
-from tcpair.reporting.page import Claim, Figure
-from tcpair.reproduce.claims import Part, judge, make_claim, not_assessed
+from tcpair.reporting.page import Figure
+from tcpair.reproduce.chen2002.fig14_claims import claims, extra_claims
+from tcpair.reproduce.chen2002.fig14_traces import (
+    EXTRA,
+    FLOWS,
+    LABELS,
+    SCHEMES,
+    handoff_metrics,
+    run_metrics,
+    traces,
+    with_labels,
+)
 from tcpair.reproduce.common import save
 
-SOURCE = "Chen et al. 2002 (Syndrome)"
-FLOWS: tuple[str, ...] = ("s1", "s2")
-SCHEMES: tuple[str, ...] = ("reno", "snoop", "syndrome")
-EXTRA: tuple[str, ...] = ("freeze", "syndrome_freeze", "snoop_moved")  # beyond the paper
-OTHERS: tuple[str, ...] = ("snoop", "reno")
-LABELS = {
-    "reno": "TCP-Reno",
-    "snoop": "SNOOP",
-    "syndrome": "Syndrome",
-    "freeze": "Freeze-TCP",
-    "syndrome_freeze": "Syndrome + Freeze-TCP",
-    "snoop_moved": "SNOOP, cache moved",
-}
 COLORS = {
     "reno": "#1f77b4",
     "snoop": "#d62728",
@@ -61,29 +60,6 @@ COLORS = {
     "snoop_moved": "#8c564b",
 }
 FLOW_LABELS = {"s1": "S1 -> MH", "s2": "S2 -> MH"}
-AFTER = 2.0  # seconds after a hand-off's end counted in its retained fraction
-BEFORE = 2.0  # seconds before its start giving the reference rate
-HALF = 0.5  # "recovered": moving-window throughput back to half its value at the start
-KEYS = ["scheme", "seed", "flow"]
-_DOC = 'docs/mobility.md, section "The Fig. 14 reproduction"'
-CAUSE = (
-    "Syndrome explains wireless corruption, not hand-off losses: the packets lost while "
-    "the MH is between base stations earn no credit (the new BS's counter only "
-    "re-references), so every scheme waits for its retransmission timer, and Syndrome's, "
-    "whose window and queues stay larger, has the longer RTT and RTO, so its backed-off "
-    f"timer fires later after the hand-off's end; {_DOC}."
-)
-
-FREEZE_CAUSE = (
-    "Freeze-TCP removes the timer wait after a hand-off for Reno and Syndrome alike, so "
-    f"what is left between the two is the wireless corruption; {_DOC}."
-)
-THROUGHPUT_CAUSE = (
-    "Four 1.2 s hand-offs in 30 s stall every scheme for the hand-off plus its timer, "
-    "while the burst model loses about 0.5% of the packets: what Syndrome gains on "
-    "corruption is smaller than what its later resumption after each hand-off costs; "
-    f"{_DOC}."
-)
 
 
 def _load(ctx: Context, name: str, keys: Sequence[str]) -> pd.DataFrame:
@@ -92,225 +68,6 @@ def _load(ctx: Context, name: str, keys: Sequence[str]) -> pd.DataFrame:
     if not keys:
         return pd.DataFrame()
     return Store(ctx.result.directory).load_table(name, list(keys))
-
-
-def with_labels(table: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
-    """``table`` (a kept table with ``run_key``) with each run's scheme and seed."""
-    if table.empty or "run_key" not in table.columns:
-        return pd.DataFrame(columns=["scheme", "seed", *table.columns])
-    labels = runs[["run_key", "scheme", "seed"]].drop_duplicates("run_key")
-    return table.merge(labels, on="run_key")
-
-
-def _at(times: np.ndarray, values: np.ndarray, t: float) -> float:
-    """The last sample at or before ``t`` (the first one if none)."""
-    i = int(np.searchsorted(times, t + 1e-9, side="right")) - 1
-    return float(values[max(i, 0)])
-
-
-def handoff_metrics(ts: pd.DataFrame, ho: pd.DataFrame) -> pd.DataFrame:
-    """Per (scheme, seed, flow, handoff): ``t_first``, ``t_half`` (s) and ``retained``."""
-    cols = [*KEYS, "handoff", "start", "end", "t_first", "t_half", "retained"]
-    if ts.empty or ho.empty:
-        return pd.DataFrame(columns=cols)
-    rows = []
-    series = {k: g.sort_values("time_s") for k, g in ts.groupby(KEYS)}
-    for _, h in ho.iterrows():
-        g = series.get((h["scheme"], h["seed"], h["flow"]))
-        if g is None:
-            continue
-        t = g["time_s"].to_numpy(float)
-        seq = g["seq_sent"].to_numpy(float)
-        thr = g["throughput_kbps"].to_numpy(float)
-        start, end = float(h["start"]), float(h["end"])
-        rate = (_at(t, seq, start) - _at(t, seq, start - BEFORE)) / BEFORE
-        span = end + AFTER - start
-        advance = _at(t, seq, end + AFTER) - _at(t, seq, start)
-        retained = advance / (rate * span) if rate > 0 else np.nan
-        target = HALF * _at(t, thr, start)
-        back = t[(t >= end) & (thr >= target)]
-        t_half = float(back[0] - end) if back.size and target > 0 else np.nan
-        resumed = h.get("resumed_at")
-        t_first = float(resumed) - end if pd.notna(resumed) else np.nan
-        rows.append(
-            [
-                h["scheme"],
-                h["seed"],
-                h["flow"],
-                int(h["handoff"]),
-                start,
-                end,
-                t_first,
-                t_half,
-                retained,
-            ]
-        )
-    return pd.DataFrame(rows, columns=cols)
-
-
-def run_metrics(runs: pd.DataFrame, ts: pd.DataFrame, per_ho: pd.DataFrame) -> pd.DataFrame:
-    """Per (scheme, seed, flow): goodput, final sequence number and the hand-off means."""
-    base = runs[[*KEYS, "goodput_kbps"]].copy()
-    if not ts.empty:
-        last = ts.sort_values("time_s").groupby(KEYS)["seq_sent"].last().rename("final_seq")
-        base = base.merge(last.reset_index(), on=KEYS, how="left")
-    else:
-        base["final_seq"] = np.nan
-    if not per_ho.empty:
-        means = per_ho.groupby(KEYS)[["t_first", "t_half", "retained"]].mean().reset_index()
-        base = base.merge(means, on=KEYS, how="left")
-    else:
-        for c in ("t_first", "t_half", "retained"):
-            base[c] = np.nan
-    return base
-
-
-def _paired(
-    m: pd.DataFrame, flow: str, other: str, col: str, best: str = "syndrome"
-) -> tuple[np.ndarray, np.ndarray]:
-    f = m[m["flow"] == flow]
-    a = f[f["scheme"] == best].set_index("seed")[col]
-    b = f[f["scheme"] == other].set_index("seed")[col]
-    both = pd.concat([a, b], axis=1, keys=["a", "b"], join="inner")
-    return both["a"].to_numpy(float), both["b"].to_numpy(float)
-
-
-def _parts(
-    m: pd.DataFrame,
-    col: str,
-    how: str,
-    best: str = "syndrome",
-    others: Sequence[str] = OTHERS,
-) -> list[Part]:
-    """``best`` against each of ``others`` on ``col`` for each flow: a ratio above 1
-    (``how="ratio"``), a difference above 0 (``"more"``) or below 0 (``"less"``)."""
-    parts = []
-    present = set(m["scheme"])
-    for other in others:
-        if other not in present or best not in present:
-            continue
-        for flow in FLOWS:
-            a, b = _paired(m, flow, other, col, best)
-            label = f"{flow} {LABELS[best]}"
-            if how == "ratio":
-                iv = paired_ratio(a, b)
-                parts.append(judge(f"{label}/{LABELS[other]}", iv, lambda iv: above(iv, 1.0)))
-            else:
-                iv = paired_difference(a, b)
-                test = (lambda iv: above(iv, 0.0)) if how == "more" else (lambda iv: below(iv, 0.0))
-                parts.append(judge(f"{label} - {LABELS[other]}", iv, test))
-    return parts
-
-
-def claims(m: pd.DataFrame) -> list[Claim]:
-    """The four claims of Fig. 14, each judged for both flows against Snoop and Reno."""
-    specs = [
-        (
-            "throughput",
-            "Syndrome outperforms SNOOP and TCP-Reno in instantaneous throughput",
-            "goodput",
-            "goodput_kbps",
-            "ratio",
-            "paired goodput ratio CI > 1",
-        ),
-        (
-            "sequence",
-            "Syndrome outperforms SNOOP and TCP-Reno in advance of the TCP sequence number",
-            "final sequence number",
-            "final_seq",
-            "ratio",
-            "paired ratio of the final sequence number CI > 1",
-        ),
-        (
-            "suffers_least",
-            "Syndrome suffers least during hand-off",
-            "retained fraction",
-            "retained",
-            "more",
-            "paired difference of the retained fraction CI > 0",
-        ),
-        (
-            "first_delivery",
-            "Syndrome resumes at once after a hand-off: its first new in-order "
-            "delivery after the hand-off's end comes sooner than SNOOP's and TCP-Reno's",
-            "time to first delivery",
-            "t_first",
-            "less",
-            "paired difference of the time CI < 0",
-        ),
-        (
-            "half_throughput",
-            "Syndrome resumes at once after a hand-off: its throughput is back to "
-            "half its pre-hand-off value sooner than SNOOP's and TCP-Reno's",
-            "time to half throughput",
-            "t_half",
-            "less",
-            "paired difference of the time CI < 0",
-        ),
-    ]
-    out = []
-    for cid, text, what, col, how, rule in specs:
-        if m.empty or col not in m.columns or m[col].isna().all():
-            out.append(not_assessed(SOURCE, text, cid, rule, f"the runs have no {what}"))
-            continue
-        parts = _parts(m, col, how)
-        cause = (
-            CAUSE
-            if cid in ("suffers_least", "first_delivery", "half_throughput")
-            else THROUGHPUT_CAUSE
-        )
-        out.append(
-            make_claim(
-                SOURCE,
-                text,
-                cid,
-                rule,
-                parts,
-                cause=cause,
-                empty="Syndrome and a scheme to compare with are both needed",
-            )
-        )
-    return out
-
-
-def extra_claims(m: pd.DataFrame) -> list[Claim]:
-    """Beyond the paper: Syndrome + Freeze-TCP against every other series."""
-    others = [x for x in (*SCHEMES, "freeze", "snoop_moved") if x in set(m.get("scheme", []))]
-    source = "Chen et al. 2002 §7 (future work), with Goff et al. 2000"
-    specs = [
-        (
-            "freeze_suffers_least",
-            "Syndrome + Freeze-TCP suffers least of all during hand-off",
-            "retained",
-            "more",
-            "paired difference of the retained fraction CI > 0 against each",
-        ),
-        (
-            "freeze_recovers_first",
-            "Syndrome + Freeze-TCP resumes first of all after a hand-off",
-            "t_first",
-            "less",
-            "paired difference of the time to first delivery CI < 0 against each",
-        ),
-    ]
-    out = []
-    for cid, text, col, how, rule in specs:
-        if m.empty or col not in m.columns or m[col].isna().all():
-            out.append(not_assessed(source, text, cid, rule, f"the runs have no {col}"))
-            continue
-        parts = _parts(m, col, how, best="syndrome_freeze", others=others)
-        out.append(
-            make_claim(
-                source,
-                text,
-                cid,
-                rule,
-                parts,
-                cause=FREEZE_CAUSE,
-                empty="the Syndrome + Freeze-TCP series and another are both needed",
-            )
-        )
-    return out
 
 
 def plot_extra(m: pd.DataFrame, per_ho: pd.DataFrame, out: Path, stem: str) -> Figure:
@@ -360,19 +117,6 @@ def plot_extra(m: pd.DataFrame, per_ho: pd.DataFrame, out: Path, stem: str) -> F
         svg,
         g,
     )
-
-
-def traces(ts: pd.DataFrame) -> pd.DataFrame:
-    """Per (scheme, flow, time): median and quartiles of throughput and sequence number."""
-    cols = ["scheme", "flow", "time_s"]
-    if ts.empty:
-        return pd.DataFrame(columns=cols)
-    g = ts.assign(time_s=ts["time_s"].round(6)).groupby(cols)
-    out = {}
-    for col in ("throughput_kbps", "seq_sent"):
-        q = g[col].quantile([0.25, 0.5, 0.75]).unstack()
-        out[f"{col}_q25"], out[f"{col}_median"], out[f"{col}_q75"] = q[0.25], q[0.5], q[0.75]
-    return pd.DataFrame(out).reset_index()
 
 
 def plot_panels(

@@ -189,6 +189,31 @@ def plot_ratios(runs: pd.DataFrame, spec: FigSpec, out: Path) -> Figure:
     )
 
 
+def _intro(name: str, missing: list[str]) -> str:
+    """The paper's setup, the Snoops compared, and the schemes with no runs."""
+    intro = (
+        "Chen et al. 2002 (Syndrome), Section 6: S1 -> MH (near, 3 hops) and "
+        "S2 -> MH (far, 5 hops) through the "
+        "base station HA; every link 2 Mb/s 5 ms with 100-packet buffers, 1000-byte packets, "
+        "window 20. Loss on HA -> MH and, at 1/50 of it, on S1 -> n8 (Fig. 9 is missing from "
+        "the paper: the topology is our reconstruction, see scenarios/syndrome_paper.toml). "
+        "Goodput in KB/s (1 KB = 1000 bytes), mean over seeds with 95% Student-t CIs. "
+        "Two Snoops: SNOOP (ns-2) is ns-2.35's snoop.cc (tcpair's snoop_ns2), the comparator "
+        "the paper used, against which every claim about Snoop is judged; SNOOP (tcpair) is "
+        "Amir et al. 1995's Snoop as written (docs/snoop.md); ELN-SNOOP is the ELN-based "
+        "Snoop of the paper's §2.2. Each claim's detail also gives the verdict of the same "
+        "rule against the other Snoops."
+    )
+    if name.endswith("_mh"):
+        intro += (
+            " This target reverses the flows (MH -> S1, MH -> S2; loss on MH -> HA and "
+            "n8 -> S1): the direction the paper reports only as behaving alike."
+        )
+    if missing:
+        intro += f" No successful runs for: {', '.join(missing)}."
+    return intro
+
+
 def analyse(ctx: Context) -> Analysis:
     """Figure, ratio plot, tables and verdicts for one of the four targets."""
     spec = figspec(ctx.spec.name, ctx.spec.axis_names)
@@ -224,26 +249,7 @@ def analyse(ctx: Context) -> Analysis:
     present = set(pts["scheme"]) if "scheme" in pts.columns else set()
     expected = {a.name: a.labels for a in ctx.spec.axes}.get("scheme", SCHEMES)
     missing = [s for s in expected if s not in present]
-    intro = (
-        "Chen et al. 2002 (Syndrome), Section 6: S1 -> MH (near, 3 hops) and "
-        "S2 -> MH (far, 5 hops) through the "
-        "base station HA; every link 2 Mb/s 5 ms with 100-packet buffers, 1000-byte packets, "
-        "window 20. Loss on HA -> MH and, at 1/50 of it, on S1 -> n8 (Fig. 9 is missing from "
-        "the paper: the topology is our reconstruction, see scenarios/syndrome_paper.toml). "
-        "Goodput in KB/s (1 KB = 1000 bytes), mean over seeds with 95% Student-t CIs. "
-        "Two Snoops: SNOOP (ns-2) is ns-2.35's snoop.cc (tcpair's snoop_ns2), the comparator "
-        "the paper used, against which every claim about Snoop is judged; SNOOP (tcpair) is "
-        "Amir et al. 1995's Snoop as written (docs/snoop.md); ELN-SNOOP is the ELN-based "
-        "Snoop of the paper's §2.2. Each claim's detail also gives the verdict of the same "
-        "rule against the other Snoops."
-    )
-    if ctx.spec.name.endswith("_mh"):
-        intro += (
-            " This target reverses the flows (MH -> S1, MH -> S2; loss on MH -> HA and "
-            "n8 -> S1): the direction the paper reports only as behaving alike."
-        )
-    if missing:
-        intro += f" No successful runs for: {', '.join(missing)}."
+    intro = _intro(ctx.spec.name, missing)
     return Analysis(
         figures=[plot_goodput(pts, spec, ctx.out), plot_ratios(runs, spec, ctx.out)],
         claims=claims(runs, spec),

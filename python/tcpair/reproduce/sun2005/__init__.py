@@ -34,8 +34,8 @@ The other claims (their rules are in each claim's ``rule``):
   ``clrp_fig12``'s store beside this one, else not assessed.
 
 Modules: :mod:`.spec` (what each target runs and claims), :mod:`.claims`
-(goodput and delay claims), :mod:`.cwnd` (Figs. 8-9), :mod:`.plots`, and this
-one (the page).
+(goodput and delay claims), :mod:`.reference` (Fig. 13 against the runs of
+``clrp_fig12``), :mod:`.cwnd` (Figs. 8-9), :mod:`.plots`, and this one (the page).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The CLRP targets' goodput and delay claims, decided from 95% confidence
-intervals (:mod:`tcpair.evidence.verdict`); ratios of two schemes are paired by seed."""
+intervals (:mod:`tcpair.evidence.verdict`); ratios of two schemes are paired by seed.
+Fig. 13's claim against Fig. 12's runs is in :mod:`.reference`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import pandas as pd
 
@@ -20,10 +20,10 @@ from tcpair.evidence.verdict import (
     paired_ratio,
     within,
 )
-from tcpair.reporting.analysis import Context
 from tcpair.reporting.page import Claim
 from tcpair.reproduce.claims import Part, interval_of, judge, make_claim, not_assessed
-from tcpair.reproduce.common import GOODPUT, paired_ratios, scheme_points, with_goodput
+from tcpair.reproduce.common import GOODPUT, paired_ratios, scheme_points
+from tcpair.reproduce.sun2005.reference import claim_below_reference, reference_runs
 from tcpair.reproduce.sun2005.spec import (
     ABOVE_1,
     APP_DELAY,
@@ -34,16 +34,14 @@ from tcpair.reproduce.sun2005.spec import (
     DELAY_WHAT,
     DISTINCT,
     EVERY,
-    FLOW,
     PAPER_CLRP_DELAY,
     PAPER_SNOOP_DELAY,
-    ROLES,
     SHORT,
-    SOURCE,
     UP_TO_1,
     Check,
     FigSpec,
     RatioClaim,
+    fig_source,
 )
 
 TESTS: dict[str, Callable[[Interval], str]] = {
@@ -115,10 +113,6 @@ def _span(values: pd.Series, fmt: str = ".2f") -> str:
     return lo if lo == hi else f"from {lo} to {hi}"
 
 
-def _fig_source(fig: str) -> str:
-    return f"{SOURCE}, Fig. {fig}" if fig else SOURCE
-
-
 def _in_band(r: pd.DataFrame, band: object) -> pd.DataFrame:
     return r[[band.contains(float(p)) for p in r["p"]]] if len(r) else r  # type: ignore[attr-defined]
 
@@ -134,7 +128,7 @@ def _ratio_cause(spec: FigSpec, rc: RatioClaim) -> str:
 
 def claim_ratios(runs: pd.DataFrame, rc: RatioClaim, spec: FigSpec) -> Claim:
     """Every check of a :class:`RatioClaim` at every p of its range, on paired ratios."""
-    src = _fig_source(spec.figure)
+    src = fig_source(spec.figure)
     parts: list[Part] = []
     notes, missing, rules = [], [], []
     for ck in rc.checks:
@@ -209,7 +203,7 @@ def claim_delay_flat(runs: pd.DataFrame, fig: str, col: str = DELAY) -> Claim:
         f"{1 + DELAY_FLAT:g}"
     )
     cid = f"{'app_' if col == APP_DELAY else ''}delay_flat"
-    src = _fig_source(fig)
+    src = fig_source(fig)
     if _no_delay(runs, col):
         return not_assessed(src, text, cid, rule, _no_delay_msg(col))
     clrp = _delay_means(runs, "clrp", col)
@@ -242,10 +236,6 @@ def _below_one(iv: Interval) -> str:
     return below(iv, 1.0)
 
 
-def _greatly_below(iv: Interval) -> str:
-    return below(iv, 1 - DISTINCT)
-
-
 def claim_delay_rise(runs: pd.DataFrame, fig: str, col: str = DELAY) -> Claim:
     lo, hi = PAPER_SNOOP_DELAY
     text = (
@@ -258,7 +248,7 @@ def claim_delay_rise(runs: pd.DataFrame, fig: str, col: str = DELAY) -> Claim:
         f"{DELAY_RISE:g}"
     )
     cid = f"{'app_' if col == APP_DELAY else ''}delay_rise"
-    src = _fig_source(fig)
+    src = fig_source(fig)
     if _no_delay(runs, col):
         return not_assessed(src, text, cid, rule, _no_delay_msg(col))
     snoop = _delay_means(runs, "snoop", col)
@@ -283,7 +273,7 @@ def claim_pronounced(runs: pd.DataFrame, fig: str) -> Claim:
         "for Snoop/Reno and CLRP/Reno (paired ratios): each ratio at p > 1% minus the "
         "largest at p <= 1%, 95% CIs combined in quadrature, above 0"
     )
-    src = _fig_source(fig)
+    src = fig_source(fig)
     parts, missing = [], []
     for scheme in ("snoop", "clrp"):
         r = vs(runs, scheme, "reno").dropna(subset=["ratio"])
@@ -317,89 +307,6 @@ def claim_pronounced(runs: pd.DataFrame, fig: str) -> Claim:
         note=note,
         empty="needs Reno, Snoop and CLRP runs on both sides of 1%",
     )
-
-
-def claim_below_reference(
-    runs: pd.DataFrame, ref: pd.DataFrame | None, note: str, fig: str, ref_fig: str
-) -> Claim:
-    """Every scheme's goodput below the reference target's at every common p."""
-    text = (
-        f"compared with the Expo error model (Fig. {ref_fig}) the throughput of all three "
-        f"protocols is greatly reduced: each scheme's mean goodput more than {DISTINCT:.0%} "
-        f"below its Fig. {ref_fig} mean at every PLR both targets swept"
-    )
-    rule = (
-        f"paired ratio (by seed) of each scheme's goodput here over Fig. {ref_fig}'s: 95% CI "
-        f"below {1 - DISTINCT:g} at every common p ('greatly', the mirror of 'distinct')"
-    )
-    src, cid = _fig_source(fig), f"below_fig{ref_fig}"
-    if ref is None:
-        return not_assessed(src, text, cid, rule, note)
-    both = pd.concat([runs.assign(_store="here"), ref.assign(_store="ref")], ignore_index=True)
-    r = paired_ratios(both, "_store", "here", "ref", ["scheme", "p"]).dropna(subset=["ratio"])
-    parts = [
-        judge(
-            f"{SHORT.get(row['scheme'], row['scheme'])} p={row['p']:g}",
-            interval_of(row),
-            _greatly_below,
-        )
-        for _, row in r.iterrows()
-        if row["scheme"] in ROLES
-    ]
-    found = set(r["scheme"]) if len(r) else set()
-    missing = [SHORT[s] for s in ROLES if s not in found]
-    outcome = all_of(p.outcome for p in parts)
-    extra = note
-    if missing and parts:
-        extra = f"Not assessed (no runs in both): {', '.join(missing)}. {note}".strip()
-        outcome = FAILS if outcome == FAILS else NA
-    return make_claim(
-        src,
-        text,
-        cid,
-        rule,
-        parts,
-        combine=lambda _: outcome,
-        note=extra,
-        empty=f"no PLR with runs of the same scheme in both targets. {note}",
-    )
-
-
-def reference_runs(ctx: Context, name: str) -> tuple[pd.DataFrame | None, str]:
-    """The successful runs (goodput in KB/s) of target ``name`` stored beside this one,
-    else None and why."""
-    from tcpair._errors import ScenarioError
-    from tcpair.results.store import SWEEP
-    from tcpair.sweeper.commit import OK
-    from tcpair.sweeper.view import open_sweep
-
-    here = Path(ctx.result.directory)
-    there = here.parent / name
-    how = (
-        f"run both targets into one output directory (tcpair reproduce "
-        f"{name.replace('_', '-')} {here.name.replace('_', '-')} --out DIR)"
-    )
-    if not (there / SWEEP).is_file():
-        return None, f"no {name} results beside this target's: {how}"
-    try:
-        ref = open_sweep(there)
-    except ScenarioError as exc:
-        return None, f"{name}'s results cannot be read ({exc}): {how}"
-    if ref.quick != ctx.quick:
-        modes = {True: "quick", False: "full"}
-        return None, (
-            f"{name}'s results are {modes[ref.quick]}-mode and these {modes[ctx.quick]}-mode: "
-            f"{how}, in one mode"
-        )
-    runs = ref.runs
-    ok = runs[runs["status"] == OK] if "status" in runs.columns else runs
-    mine = set(ctx.ok_runs.get("tcpair_version", pd.Series(dtype=object)).dropna())
-    theirs = set(ok.get("tcpair_version", pd.Series(dtype=object)).dropna())
-    if mine and theirs and mine != theirs:
-        return None, f"{name}'s runs come from another simulator build: {how}"
-    if ok.empty:
-        return None, f"{name} has no successful runs: {how}"
-    return with_goodput(ok, [FLOW]), f"Reference: the {name} store beside this one."
 
 
 def goodput_claims(

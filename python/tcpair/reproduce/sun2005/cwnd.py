@@ -38,9 +38,9 @@ from tcpair.reproduce.sun2005.spec import (
     PLOT_TOP,
     SCHEMES,
     SNOOP_CWND_CAP,
-    SOURCE,
     WINDOW,
     FigSpec,
+    fig_source,
 )
 
 _RESULTS = 'docs/clrp.md, section "What they gave (full mode, 5 seeds, 2026-11-21)"'
@@ -106,10 +106,6 @@ def _span_of(v: pd.Series) -> str:
     return f"{v.min():.1f} to {v.max():.1f}" if v.min() != v.max() else f"{v.min():.1f}"
 
 
-def _fig_source(fig: str) -> str:
-    return f"{SOURCE}, Fig. {fig}" if fig else SOURCE
-
-
 def _exact(value: float) -> Interval:
     return Interval(float(value), float(value), float(value), 1)
 
@@ -138,7 +134,7 @@ def claim_snoop_cap(cs: pd.DataFrame, fig: str) -> Claim:
         f"more than {MOST:.0%} of the seeds"
     )
     rule = _most_rule(f"largest sampled usable window < {SNOOP_CWND_CAP:g}")
-    src = _fig_source(fig)
+    src = fig_source(fig)
     d = cs[cs["scheme"] == "snoop"]
     if d.empty:
         return not_assessed(
@@ -163,7 +159,7 @@ def claim_snoop_timeouts(cs: pd.DataFrame, fig: str) -> Claim:
         "the seeds"
     )
     rule = _most_rule(f">= {FREQUENT_TIMEOUTS} timeouts and a fall to cwnd 1")
-    src = _fig_source(fig)
+    src = fig_source(fig)
     d = cs[cs["scheme"] == "snoop"]
     if d.empty:
         return not_assessed(src, text, "snoop_timeouts", rule, "needs Snoop runs with a cwnd trace")
@@ -182,7 +178,7 @@ def claim_clrp_reach(cs: pd.DataFrame, fig: str) -> Claim:
         f"{MOST:.0%} of the seeds"
     )
     rule = _most_rule(f"largest sampled usable window >= {CLRP_CWND:g}")
-    src = _fig_source(fig)
+    src = fig_source(fig)
     d = cs[cs["scheme"] == "clrp"]
     if d.empty:
         return not_assessed(
@@ -208,7 +204,7 @@ def claim_clrp_bigger(cs: pd.DataFrame, fig: str) -> Claim:
         "window min(cwnd, flow window) (mean over seeds) above Snoop's"
     )
     rule = "paired ratio CLRP/Snoop of the time-average usable window: 95% CI above 1"
-    src = _fig_source(fig)
+    src = fig_source(fig)
     iv = _paired(cs, "mean_window", paired_ratio)
     if iv is None:
         return not_assessed(
@@ -228,7 +224,7 @@ def claim_clrp_fewer_timeouts(cs: pd.DataFrame, fig: str) -> Claim:
         "number of timeouts below Snoop's"
     )
     rule = "paired difference CLRP - Snoop of timeouts per run: 95% CI below 0"
-    src = _fig_source(fig)
+    src = fig_source(fig)
     iv = _paired(cs, "timeouts", paired_difference)
     if iv is None:
         return not_assessed(src, text, "clrp_fewer_timeouts", rule, "needs CLRP and Snoop runs")
@@ -272,63 +268,89 @@ def plot_cwnd(
     """The page's scheme's cwnd over time (one seed, as the paper), then all schemes.
     The y-axis stops at :data:`PLOT_TOP` windows: inflation spikes beyond it would
     flatten the rest (their sizes are in the table)."""
-    from matplotlib.figure import Figure as MplFigure
-
     top = PLOT_TOP * window
     cut = f" The y-axis stops at {top:g} segments; larger values are in the table."
     figures: list[Figure] = []
     main = spec.trace or "clrp"
     seed = trace_seed(cs, main)
-    line = SNOOP_CWND_CAP if main == "snoop" else CLRP_CWND
     if seed is not None:
         d = _trace(runs, ts, main, seed)
-        fig = MplFigure(figsize=(7.5, 3.8), layout="constrained")
-        ax = fig.add_subplot()
-        ax.step(d["time_s"], d["cwnd"], where="post", color=COLORS[main], lw=0.9)
-        ax.axhline(line, color="#555", lw=0.8, ls="--", label=f"cwnd = {line:g}")
-        ax.axhline(window, color="#999", lw=0.8, ls=":", label=f"flow window {window:g}")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("congestion window (segments)")
-        ax.set_ylim(0, min(top, max(float(d["cwnd"].max()) if len(d) else 1.0, line) * 1.05))
-        title = f"Fig. {spec.figure}: " if spec.figure else ""
-        ax.set_title(f"{title}{LABELS[main]} congestion window, seed {seed}")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        png, svg = save(fig, out, f"clrp_fig{spec.figure or 'x'}_cwnd_{main}")
-        figures.append(
-            Figure(
-                png,
-                f"{LABELS[main]}'s cwnd sampled every 0.1 s over the run (seed {seed}), "
-                f"Good-state PLR 10%; dashed: the paper's {line:g} segments, dotted: the "
-                f"flow's window.{cut}",
-                svg=svg,
-            )
-        )
+        figures.append(_plot_one(d, main, seed, spec, out, window, top, cut))
     shown = [s for s in SCHEMES if trace_seed(cs, s) is not None]
     if shown:
-        fig = MplFigure(figsize=(7.5, 2.0 + 1.6 * len(shown)), layout="constrained")
-        axes = fig.subplots(len(shown), 1, sharex=True, squeeze=False)[:, 0]
-        for ax, scheme in zip(axes, shown, strict=True):
-            s = trace_seed(cs, scheme)
-            d = _trace(runs, ts, scheme, int(s)) if s is not None else ts.iloc[0:0]
-            ax.step(d["time_s"], d["cwnd"], where="post", color=COLORS[scheme], lw=0.8)
-            ax.axhline(SNOOP_CWND_CAP, color="#999", lw=0.6, ls=":")
-            ax.axhline(CLRP_CWND, color="#555", lw=0.6, ls="--")
-            ax.set_ylabel(f"{LABELS[scheme]}\ncwnd")
-            ax.set_ylim(0, min(top, max(float(d["cwnd"].max()) if len(d) else 1.0, 16) * 1.05))
-            ax.grid(alpha=0.3)
-        axes[-1].set_xlabel("time (s)")
-        axes[0].set_title("cwnd of every scheme, same seed (dotted 12, dashed 16)")
-        png, svg = save(fig, out, f"clrp_fig{spec.figure or 'x'}_cwnd_all")
-        figures.append(
-            Figure(
-                png,
-                "The cwnd traces of Reno, Snoop and CLRP for comparison (the plotted seed of "
-                f"each); dotted: 12 segments (Fig. 8), dashed: 16 (Fig. 9).{cut}",
-                svg=svg,
-            )
-        )
+        figures.append(_plot_every(runs, ts, cs, shown, spec, out, top, cut))
     return figures
+
+
+def _plot_one(
+    d: pd.DataFrame,
+    main: str,
+    seed: int,
+    spec: FigSpec,
+    out: Path,
+    window: float,
+    top: float,
+    cut: str,
+) -> Figure:
+    """The cwnd trace ``d`` of scheme ``main`` (seed ``seed``), the paper's plot."""
+    from matplotlib.figure import Figure as MplFigure
+
+    line = SNOOP_CWND_CAP if main == "snoop" else CLRP_CWND
+    fig = MplFigure(figsize=(7.5, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    ax.step(d["time_s"], d["cwnd"], where="post", color=COLORS[main], lw=0.9)
+    ax.axhline(line, color="#555", lw=0.8, ls="--", label=f"cwnd = {line:g}")
+    ax.axhline(window, color="#999", lw=0.8, ls=":", label=f"flow window {window:g}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("congestion window (segments)")
+    ax.set_ylim(0, min(top, max(float(d["cwnd"].max()) if len(d) else 1.0, line) * 1.05))
+    title = f"Fig. {spec.figure}: " if spec.figure else ""
+    ax.set_title(f"{title}{LABELS[main]} congestion window, seed {seed}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    png, svg = save(fig, out, f"clrp_fig{spec.figure or 'x'}_cwnd_{main}")
+    return Figure(
+        png,
+        f"{LABELS[main]}'s cwnd sampled every 0.1 s over the run (seed {seed}), "
+        f"Good-state PLR 10%; dashed: the paper's {line:g} segments, dotted: the "
+        f"flow's window.{cut}",
+        svg=svg,
+    )
+
+
+def _plot_every(
+    runs: pd.DataFrame,
+    ts: pd.DataFrame,
+    cs: pd.DataFrame,
+    shown: list[str],
+    spec: FigSpec,
+    out: Path,
+    top: float,
+    cut: str,
+) -> Figure:
+    """The cwnd traces of the ``shown`` schemes, one panel each, for comparison."""
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(7.5, 2.0 + 1.6 * len(shown)), layout="constrained")
+    axes = fig.subplots(len(shown), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, scheme in zip(axes, shown, strict=True):
+        s = trace_seed(cs, scheme)
+        d = _trace(runs, ts, scheme, int(s)) if s is not None else ts.iloc[0:0]
+        ax.step(d["time_s"], d["cwnd"], where="post", color=COLORS[scheme], lw=0.8)
+        ax.axhline(SNOOP_CWND_CAP, color="#999", lw=0.6, ls=":")
+        ax.axhline(CLRP_CWND, color="#555", lw=0.6, ls="--")
+        ax.set_ylabel(f"{LABELS[scheme]}\ncwnd")
+        ax.set_ylim(0, min(top, max(float(d["cwnd"].max()) if len(d) else 1.0, 16) * 1.05))
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel("time (s)")
+    axes[0].set_title("cwnd of every scheme, same seed (dotted 12, dashed 16)")
+    png, svg = save(fig, out, f"clrp_fig{spec.figure or 'x'}_cwnd_all")
+    return Figure(
+        png,
+        "The cwnd traces of Reno, Snoop and CLRP for comparison (the plotted seed of "
+        f"each); dotted: 12 segments (Fig. 8), dashed: 16 (Fig. 9).{cut}",
+        svg=svg,
+    )
 
 
 __all__ = ["CWND_CLAIMS", "CWND_COLUMNS", "cwnd_stats", "plot_cwnd", "trace_seed"]

@@ -373,5 +373,10 @@ def figspec(name: str, axes: Sequence[str]) -> FigSpec:
     return FigSpec("", "goodput" if "p" in axes else "cwnd", "", "", (), trace="clrp")
 
 
+def fig_source(fig: str) -> str:
+    """A claim's source: the paper and the figure (the paper alone without one)."""
+    return f"{SOURCE}, Fig. {fig}" if fig else SOURCE
+
+
 PAPER_CLRP_DELAY = (0.14, 0.16)  # Fig. 7, seconds
 PAPER_SNOOP_DELAY = (0.14, 0.30)  # Fig. 7, seconds
