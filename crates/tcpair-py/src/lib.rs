@@ -1,6 +1,6 @@
 //! Python bindings: `tcpair._core`. A thin, JSON-in/JSON-out boundary so the
 //! core stays free of Python types and the contract is easy to test from both
-//! sides (python/tcpair/api.py documents it).
+//! sides (python/tcpair/simulate/result.py documents it).
 
 mod plugins;
 
@@ -168,7 +168,7 @@ fn plugin_failure(py: Python<'_>, failure: &Failure) -> PyResult<()> {
 
 /// Hands each full chunk of the event trace to a Python callable:
 /// `callback(columns, labels)`, `columns` a dict of column name ->
-/// little-endian bytes (dtypes in python/tcpair/trace.py), `labels` a dict
+/// little-endian bytes (dtypes in python/tcpair/simulate/trace.py), `labels` a dict
 /// of name lists (nodes, dirs, flows, details).
 struct PySink(Py<PyAny>);
 

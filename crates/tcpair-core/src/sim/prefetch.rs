@@ -27,7 +27,7 @@ const STAGES: [usize; 4] = [LOOKAHEAD - 1, 10, 5, 1];
 
 /// From this many flows on the loop prefetches. Below, the flows' state
 /// mostly stays in the caches and the requests only cost instructions.
-/// Measured with `tcpair-sim` on the scale scenarios (`tcpair.scale`), loop
+/// Measured with `tcpair-sim` on the scale scenarios (`tcpair.bench.scale`), loop
 /// time with against without, 2 cores (AMD EPYC): Reno 1.20 at 1,000 flows,
 /// 0.93 at 2,000, 0.55 at 10,000; Snoop 1.02 at 1,000, 0.87 at 2,000, 0.63
 /// at 5,000; one flow 1.22 (docs/performance.md).

@@ -340,7 +340,7 @@ impl RunResult {
         (summary, flows)
     }
 
-    /// The JSON document of the Python contract (see python/tcpair/api.py).
+    /// The JSON document of the Python contract (see python/tcpair/simulate/result.py).
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).expect("a run result serialises")
     }

@@ -23,7 +23,7 @@
 //!   sender's `tcp.detector = "eln"` (or `tcp.eln = true`).
 //! - Docs: docs/snoop.md. Tests: the unit tests here, tests/snoop_e2e.rs,
 //!   tests/bs_e2e.rs. Sweep and target: sweeps/snoop_fig3.toml,
-//!   `tcpair reproduce snoop-fig3` (python/tcpair/reproduce/snoop_fig3.py).
+//!   `tcpair reproduce snoop-fig3` (python/tcpair/reproduce/amir1995/fig3.py).
 
 pub mod agent;
 pub mod eln_snoop;

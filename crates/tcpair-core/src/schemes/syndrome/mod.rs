@@ -17,7 +17,7 @@
 //! - Docs: docs/syndrome.md. Tests: the unit tests here,
 //!   tests/syndrome_examples.rs (Examples 1-5, cases C1.a-d), tests/bs_e2e.rs.
 //!   Sweeps and targets: sweeps/syndrome_fig10..13.toml, `tcpair reproduce
-//!   syndrome-fig10` .. `syndrome-fig13` (python/tcpair/reproduce/syndrome.py).
+//!   syndrome-fig10` .. `syndrome-fig13` (python/tcpair/reproduce/chen2002/figs10_13.py).
 
 pub mod counter;
 pub mod receiver;
