@@ -14,7 +14,8 @@ import pytest
 from rich.console import Console
 
 import tcpair
-from tcpair.sweeper.runner import PlainProgress, _progress, run_sweep
+from tcpair.sweeper.progress import PlainProgress, _progress
+from tcpair.sweeper.runner import run_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 CLRP = str(REPO / "scenarios" / "clrp_one_link.toml")
