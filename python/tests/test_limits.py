@@ -117,6 +117,16 @@ def test_deep_nesting_is_an_error_not_a_recursion_error(tmp_path: Path, depth: i
         tcpair.validate(f)
 
 
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize("value", ["[" * 1200 + "]" * 1200, "{a=" * 1200 + "1" + "}" * 1200])
+def test_deep_set_value_is_one_error_line(cli, tmp_path: Path, command: str, value: str) -> None:
+    out = tmp_path / "out"
+    where = ["--out", str(out)] if command == "run" else []
+    code, stdout, err = cli(command, CLRP, "--set", f"flows={value}", *where)
+    assert code == 2 and stdout == "" and not out.exists()
+    assert _one_error_line(err) == "error: --set flows: lists and tables are nested too deeply"
+
+
 def test_non_utf8_file_names_the_byte(cli, tmp_path: Path) -> None:
     f = tmp_path / "bad.toml"
     f.write_bytes(b'[run]\nduration = "2\xff"\n')
