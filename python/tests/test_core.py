@@ -341,6 +341,25 @@ def test_catalog_and_list(cli) -> None:
     assert "Park et al. 2010, Table 1" in out and "always_wireless" in out
 
 
+def test_list_names_the_link_and_medium_kinds(cli) -> None:
+    """The 802.11b medium can be found from `tcpair list`, as every other kind."""
+    cat = tcpair.catalog()
+    assert [k["name"] for k in cat["link_kinds"]] == ["wired", "wireless"]
+    assert [k["name"] for k in cat["medium_kinds"]] == ["wifi"]
+    assert all(e["summary"] and e["source"] for k in ("link_kinds", "medium_kinds") for e in cat[k])
+    code, out, _ = cli("list")
+    assert code == 0
+    lines = out.splitlines()
+    assert "link kinds (links.X.kind):" in lines and "medium kinds (media.X.kind):" in lines
+    wifi = next(ln for ln in lines if ln.startswith("  wifi: "))
+    assert "802.11b DCF" in wifi and "(IEEE 802.11-1999" in wifi
+    assert any(ln.startswith("  wireless: point-to-point link") for ln in lines)
+    code, out, _ = cli("list", "--json")
+    listed = json.loads(out)
+    assert code == 0 and listed["medium_kinds"] == cat["medium_kinds"]
+    assert listed["link_kinds"] == cat["link_kinds"]
+
+
 SCHEMES = {
     "snoop": ['nodes.bs.bs=["snoop"]'],
     "eln_snoop": ['nodes.bs.bs=["eln_snoop"]', "flows.tcp1.tcp.eln=true"],

@@ -426,6 +426,23 @@ def test_stray_and_truncated_files_are_skipped_then_set_aside(cli, tmp_path: Pat
     assert sorted(tcpair.load_results(out)["run_key"]) == keys
 
 
+def test_results_tells_of_a_damaged_run_file_in_one_warning_line(cli, tmp_path: Path) -> None:
+    out = _small_store(cli, tmp_path)
+    data = bytearray((out / "runs.parquet").read_bytes())
+    data[len(data) // 2] ^= 0x04
+    (out / "runs.parquet").write_bytes(bytes(data))
+    for extra in ([], ["--json"]):
+        code, stdout, err = cli("results", str(out), *extra)
+        assert code == 0 and stdout
+        assert err.splitlines() == [
+            f"warning: {out / 'runs.parquet'}: damaged (its checksum differs from the "
+            "manifest's); skipped (tcpair store repair sets it aside)"
+        ]
+    # The API keeps its Python warning, for a program to catch or filter.
+    with pytest.warns(UserWarning, match=r"runs\.parquet: damaged .*; skipped"):
+        tcpair.load_results(out)
+
+
 def test_a_column_whose_type_changed_does_not_brick_the_store(cli, tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq

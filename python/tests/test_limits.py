@@ -68,6 +68,40 @@ def test_cli_refuses_numbers_beyond_limits(
         assert not out_dir.exists()
 
 
+@pytest.mark.parametrize(
+    ("override", "field", "key"),
+    [
+        ("a=nan", "a", "a"),
+        ("run.bogus=nan", "run.bogus", "bogus"),
+        ("run.bogus=[1, -inf]", "run.bogus", "bogus"),
+        (
+            'flows.tcp1.tcp.detector={name="veno", bogus=inf}',
+            "flows.tcp1.tcp.detector.bogus",
+            "bogus",
+        ),
+    ],
+)
+def test_an_unknown_key_is_unknown_whatever_its_value(
+    cli, tmp_path: Path, override: str, field: str, key: str
+) -> None:
+    """A key the scenario does not have is told so, as with `--set a=1`, not that
+    its value is not finite (that is for the keys it has: run.duration=nan)."""
+    for cmd in ("validate", "run"):
+        out_dir = tmp_path / cmd
+        extra = ["--out", str(out_dir)] if cmd == "run" else []
+        code, stdout, err = cli(cmd, CLRP, "--set", override, *extra)
+        assert code == 2 and stdout == "" and not out_dir.exists()
+        assert _one_error_line(err).startswith(f'error: {field}: unknown key "{key}" (known keys:')
+    f = tmp_path / "bogus.toml"
+    f.write_text("[run]\nduration = 1\nbogus = nan\n")
+    code, _, err = cli("validate", str(f))
+    assert code == 2 and _one_error_line(err).startswith('error: run.bogus: unknown key "bogus"')
+    with pytest.raises(tcpair.ScenarioError, match=r'^run\.bogus: unknown key "bogus"'):
+        tcpair.validate(CLRP, overrides={"run.bogus": float("inf")})
+    with pytest.raises(tcpair.ScenarioError, match=r"^run\.duration: must be a finite number"):
+        tcpair.validate(CLRP, overrides={"run.duration": float("inf"), "run.seed": 1})
+
+
 def test_api_odd_types_name_the_argument() -> None:
     with pytest.raises(TypeError, match=r"^scenario: expected a TOML file path"):
         tcpair.run([])  # type: ignore[arg-type]
@@ -115,6 +149,16 @@ def test_deep_nesting_is_an_error_not_a_recursion_error(tmp_path: Path, depth: i
     f.write_text("[run]\nduration = 1\n[[flows]]\nx = " + "[" * depth + "]" * depth + "\n")
     with pytest.raises(tcpair.ScenarioError, match=r"nested"):
         tcpair.validate(f)
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize("value", ["[" * 1200 + "]" * 1200, "{a=" * 1200 + "1" + "}" * 1200])
+def test_deep_set_value_is_one_error_line(cli, tmp_path: Path, command: str, value: str) -> None:
+    out = tmp_path / "out"
+    where = ["--out", str(out)] if command == "run" else []
+    code, stdout, err = cli(command, CLRP, "--set", f"flows={value}", *where)
+    assert code == 2 and stdout == "" and not out.exists()
+    assert _one_error_line(err) == "error: --set flows: lists and tables are nested too deeply"
 
 
 def test_non_utf8_file_names_the_byte(cli, tmp_path: Path) -> None:

@@ -11,14 +11,24 @@ import pandas as pd
 import pytest
 
 from tcpair.evidence.verdict import OUTCOMES
+from tcpair.reporting.analysis import analyse_sweep
 from tcpair.reporting.page import FAILS, HOLDS
 from tcpair.reproduce import reproduce, targets
 from tcpair.reproduce.park2010 import accuracy as lda_accuracy
 from tcpair.reproduce.stojcevska_popov import fairness as pr_fairness
 from tcpair.reproduce.stojcevska_popov import improvement as pr_range
 from tcpair.reproduce.stojcevska_popov import tables as pr_tables
+from tcpair.results.store import Store
+from tcpair.sweeper.view import open_sweep
 
 TARGETS = ("pr_table1_2", "lda_accuracy", "pr_table3", "pr_range")
+# The figures each target's page shows.
+FIGURES = {
+    "pr_table1_2": ("pr_table1_2_throughput.png",),
+    "lda_accuracy": ("lda_accuracy.png", "lda_enhancement.png"),
+    "pr_table3": ("pr_table3_fairness.png",),
+    "pr_range": ("pr_range_ratios.png",),
+}
 
 
 def _verdicts(root: Path, name: str) -> list[dict[str, object]]:
@@ -32,7 +42,31 @@ def test_quick_run_gives_claims(tmp_path: Path, name: str) -> None:
     assert done[name]
     found = _verdicts(tmp_path, name)
     assert found and all(v["outcome"] in OUTCOMES and v["provisional"] for v in found)
-    assert (tmp_path / name / "report" / "index.html").exists()
+    report = tmp_path / name / "report"
+    page = (report / "index.html").read_text()
+    for png in FIGURES[name]:
+        assert f'src="{png}"' in page and (report / png).read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"), [("pr_table1_2", "recoveries"), ("pr_table3", "timeseries")]
+)
+def test_a_fault_reading_a_kept_table_surfaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, kept: str
+) -> None:
+    """A kept table that cannot be read stops the analysis: the page never goes out
+    without its figure or its cause notes as if the sweep had kept nothing."""
+    reproduce([name], tmp_path, quick=True, jobs=2, progress=False)
+    result = open_sweep(tmp_path / name)
+    assert kept in result.spec.keep and not result.table(kept).empty
+
+    def unreadable(self: Store, table: str, keys: object = None) -> pd.DataFrame:
+        raise OSError(f"{table}: Input/output error")
+
+    monkeypatch.setattr(Store, "load_table", unreadable)
+    (tmp_path / "again").mkdir()
+    with pytest.raises(OSError, match="Input/output error"):
+        analyse_sweep(result, tmp_path / "again")
 
 
 # --- pr_table1_2 -------------------------------------------------------------------

@@ -39,7 +39,8 @@ pub fn catalog() -> serde_json::Value {
         "error_models": impair::REGISTRY.iter().map(|m| named(m.name, m.summary)).collect::<Vec<_>>(),
         "bs_agents": entries(schemes::BS_AGENTS),
         "impairments": ["loss", "reorder", "duplicate", "outages"],
-        "link_kinds": ["wired", "wireless"],
+        "link_kinds": entries(scenario::LINK_KINDS),
+        "medium_kinds": entries(scenario::MEDIUM_KINDS),
         "node_kinds": ["host", "router"],
     })
 }

@@ -39,7 +39,11 @@ def check_plain(value: Any, where: str = "") -> None:
         path, v, depth = stack.pop()
         label = path or "the scenario"
         if isinstance(v, float) and not math.isfinite(v):
-            raise ScenarioError(f"{label}: must be a finite number, got {v}")
+            exc = ScenarioError(f"{label}: must be a finite number, got {v}")
+            # The whole scenario, for a caller that asks the core whether the key is
+            # known before telling of its value (tcpair.simulate.binding.prepare).
+            exc.scenario = None if where else value  # type: ignore[attr-defined]
+            raise exc
         if not isinstance(v, Mapping | list | tuple):
             continue
         if depth >= MAX_DEPTH:

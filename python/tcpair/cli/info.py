@@ -22,6 +22,8 @@ CATALOG_SECTIONS = (
     ("error_models", "error models (links.X.forward.loss.model)"),
     ("impairments", "impairments"),
     ("bs_agents", "BS agents (nodes.X.bs)"),
+    ("link_kinds", "link kinds (links.X.kind)"),
+    ("medium_kinds", "medium kinds (media.X.kind)"),
 )
 
 
@@ -29,7 +31,7 @@ CATALOG_SECTIONS = (
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_cmd(as_json: bool) -> None:
     """Name every TCP variant, congestion op, detector, responder, error model, BS agent,
-    impairment, sweep and target."""
+    impairment, link kind, medium kind, sweep and target."""
     from rich.markup import escape
     from rich.table import Table
 

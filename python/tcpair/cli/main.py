@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -247,11 +248,18 @@ def _error(message: str) -> None:
     click.echo(f"error: {first}", err=True)
 
 
+def _warning(message: Warning | str, *_: object) -> None:
+    """A warning (``warnings.showwarning``) as one line ``warning: <message>``: what
+    was skipped and why, not the Python source line that warned."""
+    click.echo(f"warning: {' '.join(str(message).split())}", err=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: run the CLI and turn known errors into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:  # `tcpair` alone: show help rather than a usage error
         args = ["--help"]
+    shown, warnings.showwarning = warnings.showwarning, _warning
     try:
         rv = cli.main(args=args, prog_name="tcpair", standalone_mode=False)
     except click.ClickException as exc:
@@ -291,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except OSError as exc:  # read-only directory, full disk, --out under a file
         _error(os_error_line(exc))
         sys.exit(EXIT_USAGE)
+    finally:
+        warnings.showwarning = shown
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.markup import escape
@@ -27,6 +28,8 @@ from tcpair.cli.common import (
     until_ci_option,
     until_decided_option,
 )
+
+T = TypeVar("T")
 
 
 @click.command("sweep")
@@ -51,17 +54,10 @@ from tcpair.cli.common import (
 def sweep_cmd(
     file: str,
     out: Path | None,
-    jobs: int | None,
-    scheduler: str | None,
-    dask_local: int | None,
-    quick: bool,
-    until_ci: float | None,
-    until_decided: bool,
-    max_seeds: int,
     ci_metric: str | None,
-    retry_failed: bool,
     dry_run: bool,
     with_report: bool,
+    **runner: Any,
 ) -> int:
     """Run the sweep FILE (a TOML path or a shipped sweep's name) into a results store.
 
@@ -73,28 +69,12 @@ def sweep_cmd(
 
     spec = load_sweep(file)
     if dry_run:
-        _dry_run(spec, out, quick, ci_metric)
+        _dry_run(spec, out, runner["quick"], ci_metric)
         return 0
-    require_core()
     judge = None
-    if until_decided:  # the report's judge of the target's claims, loaded only if asked for
+    if runner["until_decided"]:  # the report's judge of the target's claims, if asked for
         from tcpair.reporting.analysis import undecided_claims as judge
-    with _resume_hint():
-        res = run_sweep(
-            spec,
-            out,
-            jobs=jobs,
-            scheduler=scheduler,
-            dask_local=dask_local,
-            quick=quick,
-            until_ci=until_ci,
-            until_decided=until_decided,
-            judge=judge,
-            max_seeds=max_seeds,
-            ci_metric=ci_metric,
-            retry_failed=retry_failed,
-            console=_stderr(),
-        )
+    res = _run_in_core(run_sweep, spec, out, ci_metric=ci_metric, judge=judge, **runner)
     _print_points(res.points(ci_metric or spec.metric), ci_metric or spec.metric)
     _stdout().print(f"{res.directory}: {res.counts_line()}")
     if with_report:
@@ -104,6 +84,17 @@ def sweep_cmd(
         _stdout().print(f"report: {res.directory / 'report' / 'index.html'}")
     fail_if_failed([res.directory])
     return EXIT_INCOMPLETE if res.incomplete else 0
+
+
+def _run_in_core(run: Callable[..., T], what: Any, out: Path | None, **options: Any) -> T:
+    """``run(what, out, **options)`` (the runner of ``tcpair sweep`` or ``tcpair
+    reproduce``) with the options the two commands share as click hands them over
+    (--jobs, --scheduler, --dask-local, --quick, --until-ci, --until-decided,
+    --max-seeds, --retry-failed), progress on stderr, and on an interrupt the hint
+    that running again resumes."""
+    require_core()
+    with _resume_hint():
+        return run(what, out, console=_stderr(), **options)
 
 
 def _dry_run(spec: Any, out: Path | None, quick: bool, metric: str | None) -> None:
@@ -242,18 +233,7 @@ def _results_of(directory: Path, metric: str | None, *, print_table: bool) -> di
 @until_decided_option
 @max_seeds_option
 @retry_option
-def reproduce_cmd(
-    targets: tuple[str, ...],
-    out: Path,
-    jobs: int | None,
-    scheduler: str | None,
-    dask_local: int | None,
-    quick: bool,
-    until_ci: float | None,
-    until_decided: bool,
-    max_seeds: int,
-    retry_failed: bool,
-) -> int:
+def reproduce_cmd(targets: tuple[str, ...], out: Path, **runner: Any) -> int:
     """Reproduce a published experiment: TARGET is a name from `tcpair list`, `all`, or
     the start of several names (`detector-matrix`: every detector_matrix_* target).
 
@@ -262,21 +242,7 @@ def reproduce_cmd(
     from tcpair.reproduce import reproduce, resolve_targets
 
     resolve_targets(targets)  # fail on a bad name before any work
-    require_core()
-    with _resume_hint():
-        done = reproduce(
-            targets,
-            out,
-            jobs=jobs,
-            scheduler=scheduler,
-            dask_local=dask_local,
-            quick=quick,
-            until_ci=until_ci,
-            until_decided=until_decided,
-            max_seeds=max_seeds,
-            retry_failed=retry_failed,
-            console=_stderr(),
-        )
+    done = _run_in_core(reproduce, targets, out, **runner)
     con = _stdout()
     for name, verdicts in done.items():
         con.print(f"[bold]{name}[/bold] -> {out / name / 'report' / 'index.html'}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,54 @@ def prepare(
     read_only: bool = False,
 ) -> Scenario:
     """Load ``scenario`` and apply overrides and seed; no validation yet.
-    ``read_only``: :func:`tcpair.simulate.scenario.prepare_scenario`'s."""
-    return prepare_scenario(scenario, overrides, seed=seed, read_only=read_only)
+    ``read_only``: :func:`tcpair.simulate.scenario.prepare_scenario`'s.
+
+    A number JSON cannot carry (``nan``, ``inf``) under a key the scenario does not
+    have is told as the unknown key it is, as any other value would be."""
+    try:
+        return prepare_scenario(scenario, overrides, seed=seed, read_only=read_only)
+    except ScenarioError as exc:
+        found = getattr(exc, "scenario", None)
+        if found is None and isinstance(overrides, Mapping) and hasattr(exc, "scenario"):
+            try:  # the non-finite number is a value of ``overrides``
+                found = prepare_scenario(
+                    scenario, {k: _nulled(v) for k, v in overrides.items()}, seed=seed
+                )
+            except (ScenarioError, RecursionError):
+                found = None
+        if found is not None:
+            _raise_unknown_key(found)
+        raise
+
+
+def _nulled(value: Any) -> Any:
+    """``value`` with every non-finite number made ``None`` (JSON's null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: _nulled(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_nulled(v) for v in value]
+    return value
+
+
+def _raise_unknown_key(scenario: Mapping[str, Any]) -> None:
+    """Raise the core's error if it finds an unknown key in ``scenario`` with its
+    non-finite numbers made null; return if it finds none (or cannot be asked)."""
+    try:
+        text = to_json(_nulled(scenario))
+    except (RecursionError, TypeError, ValueError):  # unfit for JSON otherwise too
+        return
+    try:
+        core = require_core()
+    except RuntimeError:  # CoreMissingError: no core to ask
+        return
+    try:
+        with _one_line_errors():
+            core.validate(text)
+    except ScenarioError as exc:
+        if "unknown key " in str(exc):
+            raise exc from None
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:

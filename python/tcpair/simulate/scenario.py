@@ -111,7 +111,10 @@ def split_override(item: str) -> tuple[str, Any]:
     parts = key.split(".")
     if any(not p.strip() for p in parts):
         raise ScenarioError(f"--set {key}: empty component in the dotted key")
-    return key, parse_value(value)
+    try:
+        return key, parse_value(value)
+    except RecursionError:  # tomllib reads arrays and inline tables recursively
+        raise ScenarioError(f"--set {key}: lists and tables are nested too deeply") from None
 
 
 def _list_index(items: list[Any], part: str, where: str, key: str, what: str) -> int:

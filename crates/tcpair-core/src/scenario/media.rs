@@ -11,6 +11,7 @@ use crate::impair::Pipeline;
 use crate::limits;
 use crate::net::wifi::{Medium, WifiParams};
 use crate::net::{LinkDir, LinkKind, Topology};
+use crate::registry::{self, Entry};
 
 /// Add every medium of `spec` to `topo` (after the wired links).
 pub(super) fn build(spec: &ScenarioSpec, topo: &mut Topology) -> Result<(), ConfigError> {
@@ -38,13 +39,33 @@ fn rate(path: String, q: &crate::units::Quantity, allowed: &[f64]) -> Result<u64
     Ok(bps.round() as u64)
 }
 
+/// Builds a medium's parameters from its table (`p`: the table's path).
+pub type MediumBuilder = fn(&str, &MediumSpec) -> Result<WifiParams, ConfigError>;
+
+/// Every medium kind, by the name a `[[media]]` table gives as `kind`.
+pub static MEDIUM_KINDS: &[Entry<MediumBuilder>] = &[Entry {
+    name: "wifi",
+    summary: "802.11b DCF channel shared by stations at fixed positions; every pair \
+              within tx_range is a hop of kind wireless",
+    source: "IEEE 802.11-1999 §9.2 and 802.11b DSSS; ns-2's default ranges (docs/wifi.md)",
+    build: wifi_params,
+}];
+
 fn params(p: &str, m: &MediumSpec) -> Result<WifiParams, ConfigError> {
-    if m.kind != "wifi" {
+    let Some(kind) = MEDIUM_KINDS.iter().find(|k| k.name == m.kind) else {
         return Err(err(
             format!("{p}.kind"),
-            format!("unknown medium kind {:?} (kinds: wifi)", m.kind),
+            format!(
+                "unknown medium kind {:?} (kinds: {})",
+                m.kind,
+                registry::names(MEDIUM_KINDS)
+            ),
         ));
-    }
+    };
+    (kind.build)(p, m)
+}
+
+fn wifi_params(p: &str, m: &MediumSpec) -> Result<WifiParams, ConfigError> {
     if !(0.0..1.0).contains(&m.frame_error) {
         return Err(err(
             format!("{p}.frame_error"),

@@ -21,6 +21,7 @@ mod trace;
 
 pub use crate::units::Quantity;
 pub use agents::NodeAgents;
+pub use media::{MediumBuilder, MEDIUM_KINDS};
 pub use mobility::{AttachPaths, BaseStation, Handoff, MobilityPlan};
 pub use spec::*;
 pub use trace::TraceFilter;
@@ -313,6 +314,32 @@ mod tests {
             "links": [{"name": "ab", "from": "a", "to": "b", "bandwidth": "1MBps", "delay": "10ms"}],
             "flows": [{"src": "a", "dst": "b", "start": "500ms"}]
         })
+    }
+
+    #[test]
+    fn the_link_kinds_registry_is_every_kind_a_links_table_reads() {
+        for k in LINK_KINDS {
+            let read: LinkKindSpec = serde_json::from_value(json!(k.name)).unwrap();
+            assert_eq!(read, k.build, "{}", k.name);
+        }
+        // serde's refusal lists every kind it reads: the registry has them all.
+        let refused = serde_json::from_value::<LinkKindSpec>(json!("nope")).unwrap_err();
+        let expected = refused.to_string();
+        let expected = expected.split("expected").nth(1).unwrap();
+        assert_eq!(
+            expected.matches('`').count(),
+            2 * LINK_KINDS.len(),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_medium_kind_names_the_registered_kinds() {
+        let mut v = scenario();
+        v["media"] = json!([{"name": "m", "kind": "lte", "stations": []}]);
+        let e = Scenario::build(&v).unwrap_err();
+        assert_eq!(e.path, "media.m.kind");
+        assert_eq!(e.message, "unknown medium kind \"lte\" (kinds: wifi)");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! error, never silently ignored.
 
 use crate::limits;
+use crate::registry::Entry;
 use crate::units::Quantity;
 use serde::{Deserialize, Serialize};
 
@@ -174,6 +175,27 @@ pub enum LinkKindSpec {
     Wired,
     Wireless,
 }
+
+/// Every link kind, by the name a `[[links]]` table gives as `kind` (the
+/// serde names of [`LinkKindSpec`]; a test holds the two together).
+pub static LINK_KINDS: &[Entry<LinkKindSpec>] = &[
+    Entry {
+        name: "wired",
+        summary: "point-to-point link (DropTail FIFO, then the line); a loss on it is \
+                  congestion in the ground truth",
+        source: "ns-2 duplex-link with a DropTail queue",
+        build: LinkKindSpec::Wired,
+    },
+    Entry {
+        name: "wireless",
+        summary: "point-to-point link as wired; a loss on it other than a queue overflow \
+                  is a wireless loss in the ground truth; BS agents act next to it, and a \
+                  mobile host reaches its base stations over such links",
+        source: "ns-2 duplex-link with a DropTail queue, as the wireless hop of \
+                 wired-cum-wireless topologies",
+        build: LinkKindSpec::Wireless,
+    },
+];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -186,10 +186,10 @@ def plot_over_time(curve: pd.DataFrame, out: Path) -> Figure:
 
 
 def _timeseries(ctx: Context) -> pd.DataFrame:
-    try:
-        ts = ctx.result.table("timeseries")
-    except Exception:
+    """The kept time series of the successful runs (empty when the sweep keeps none)."""
+    if "timeseries" not in ctx.spec.keep:
         return pd.DataFrame()
+    ts = ctx.result.table("timeseries")
     ok = set(ctx.ok_runs["run_key"]) if "run_key" in ctx.ok_runs else set()
     return ts[ts["run_key"].isin(ok)] if "run_key" in ts.columns else ts
 

@@ -334,10 +334,9 @@ def shown_table(tab: pd.DataFrame) -> pd.DataFrame:
 
 def _recoveries(ctx: Context) -> pd.DataFrame:
     """The kept recoveries table of the successful runs (empty when not kept)."""
-    try:
-        rec = ctx.result.table("recoveries")
-    except Exception:
+    if "recoveries" not in ctx.spec.keep:
         return pd.DataFrame()
+    rec = ctx.result.table("recoveries")
     if "run_key" in rec.columns and "run_key" in ctx.ok_runs.columns:
         rec = rec[rec["run_key"].isin(set(ctx.ok_runs["run_key"]))]
     return rec
