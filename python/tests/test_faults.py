@@ -196,7 +196,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     ("target", "error"),
     [
         ("tcpair.results.store.pq.write_table", OSError(28, "No space left on device")),
-        ("tcpair.results.store.tempfile.mkstemp", PermissionError(13, "Permission denied")),
+        ("tcpair.results.files.tempfile.mkstemp", PermissionError(13, "Permission denied")),
     ],
 )
 def test_a_failed_write_is_one_line_and_leaves_the_store_as_it_was(
@@ -475,7 +475,7 @@ def test_a_reader_during_compaction_sees_every_run_once(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    import tcpair.results.store as store_mod
+    import tcpair.results.reading as reading_mod
     from tcpair.results.store import Store
 
     out = _small_store(cli, tmp_path)
@@ -485,7 +485,7 @@ def test_a_reader_during_compaction_sees_every_run_once(
             rows = table.filter(pa.compute.equal(table.column("run_key"), key))
             store.put(key, rows, {})
     (out / "runs.parquet").unlink()
-    real = store_mod._read_parquet
+    real = reading_mod.read_parquet
     compacted = []
 
     def read_while_compacting(path, *args):  # type: ignore[no-untyped-def]
@@ -494,7 +494,7 @@ def test_a_reader_during_compaction_sees_every_run_once(
             compacted[0] = Store(out).compact()
         return real(path, *args)
 
-    monkeypatch.setattr(store_mod, "_read_parquet", read_while_compacting)
+    monkeypatch.setattr(reading_mod, "read_parquet", read_while_compacting)
     df = Store(out).load()
     assert compacted == [2]
     assert sorted(df["run_key"]) == sorted(table.column("run_key").to_pylist())

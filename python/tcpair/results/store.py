@@ -32,7 +32,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -40,13 +39,26 @@ from typing import IO, Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tcpair._errors import ScenarioError, StoreLocked
-from tcpair.base.perms import fix_file
 from tcpair.base.plain import BROWSER_FILES, check_folder
+from tcpair.results.files import (
+    COMPACT,
+    GROUP_PREFIX,
+    LOCK,
+    RUNS,
+    SEGMENT_GROUPS,
+    SWEEP,
+    TABLES,
+    TMP_PREFIX,
+    fsync_write,
+    group_seq,
+    json_text,
+    write_json,
+)
 from tcpair.results.manifest import MANIFEST, QUARANTINE, Manifest, Problem, digest, quarantine
+from tcpair.results.reading import StoreReading
 from tcpair.results.rowtables import keyed as _keyed
 from tcpair.results.rowtables import newest as _newest
 
@@ -55,14 +67,6 @@ try:  # POSIX only; the store still works without a lock elsewhere.
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
-COMPACT = "runs.parquet"
-RUNS = "runs"
-TABLES = "tables"
-SWEEP = "sweep.json"
-LOCK = ".lock"
-TMP_PREFIX = ".tmp-"
-GROUP_PREFIX = "g"  # a group's file name: g + 12 digits (sorts after hex run keys)
-SEGMENT_GROUPS = 64  # group files folded into one segment file as a sweep goes
 
 
 # Descriptors of the store locks this process holds. A forked pool worker
@@ -80,72 +84,7 @@ def release_inherited_locks() -> None:
     _HELD_LOCKS.clear()
 
 
-def _fsync_write(path: Path, write: Any, commit: Any = None) -> None:
-    """Write via ``write(tmp_path)`` next to ``path``, fsync, call ``commit(tmp_path)``
-    (the manifest's line), then rename into place."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
-    except OSError as exc:  # e.g. a read-only directory
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path.parent)) from None
-    os.close(fd)
-    try:
-        write(tmp)
-        fix_file(tmp)  # mkstemp makes it 0600; readers expect the umask's mode
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        if commit is not None:
-            commit(tmp)
-        os.replace(tmp, path)
-    except OSError as exc:  # e.g. a full disk: name the file being written
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def json_text(data: Any) -> str:
-    """``data`` as the store writes JSON."""
-    return json.dumps(data, indent=2, default=str) + "\n"
-
-
-def write_json(path: Path, data: Any, commit: Any = None) -> None:
-    """Atomically write ``data`` as JSON."""
-    text = json_text(data)
-
-    def w(tmp: str) -> None:
-        Path(tmp).write_text(text, encoding="utf-8")
-
-    _fsync_write(path, w, commit)
-
-
-def _read_parquet(
-    path: Path, columns: Sequence[str] | None = None, drop: Sequence[str] = ()
-) -> pa.Table:
-    """Read a stored Parquet file (``columns`` of it, or all but ``drop``); a
-    damaged one raises :class:`Damaged`."""
-    try:
-        with pq.ParquetFile(path) as pf:
-            if drop and columns is None:
-                columns = [n for n in pf.schema_arrow.names if n not in drop]
-            return pf.read(columns=columns)
-    except FileNotFoundError:
-        raise
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise Damaged(Problem(path, f"damaged (not readable as Parquet: {exc})")) from None
-
-
-class Damaged(Exception):
-    """A stored file failed to read; carries the :class:`Problem`."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(str(problem))
-        self.problem = problem
-
-
-class Store:
+class Store(StoreReading):
     """A results directory. Reading needs no lock; writing goes through :meth:`writer`."""
 
     def __init__(self, root: str | Path) -> None:
@@ -244,7 +183,7 @@ class Store:
         return lambda tmp: self.manifest.record(rel, tmp)
 
     def _write_table(self, path: Path, table: pa.Table) -> None:
-        _fsync_write(path, lambda tmp: pq.write_table(table, tmp), self._commit(path))
+        fsync_write(path, lambda tmp: pq.write_table(table, tmp), self._commit(path))
 
     def check(self) -> list[Problem]:
         """Every committed file that fails its checksum, is stray or is unreadable."""
@@ -304,7 +243,7 @@ class Store:
         if self._seq is None:
             names = [p.stem for p in self._run_files()]
             names += [p.stem for p in self.root.glob(f"{TABLES}/*/{GROUP_PREFIX}*.parquet")]
-            self._seq = max((n for n in map(_group_seq, names) if n is not None), default=0)
+            self._seq = max((n for n in map(group_seq, names) if n is not None), default=0)
         self._seq += 1
         return f"{GROUP_PREFIX}{self._seq:012d}"
 
@@ -344,7 +283,7 @@ class Store:
         copy of a run still comes last). A store of a million runs then has a
         few dozen files to read, not thousands, even before its compaction.
         A kill in between leaves duplicates, which loading removes."""
-        groups = [f for f in self._run_files() if _group_seq(f.stem, whole=True) is not None]
+        groups = [f for f in self._run_files() if group_seq(f.stem, whole=True) is not None]
         if len(groups) < SEGMENT_GROUPS:
             return
         first, last = groups[0].stem, groups[-1].stem
@@ -364,132 +303,6 @@ class Store:
         entries = self.manifest.entries()
         self.manifest.rewrite({k: v for k, v in entries.items() if k in present})
 
-    # -- reading -------------------------------------------------------------
-    def sweep_definition(self) -> dict[str, Any] | None:
-        p = self.root / SWEEP
-        if not p.is_file():
-            return None
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("sweep"), dict):
-                raise ValueError("no sweep definition in it")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ScenarioError(
-                f"{p}: damaged ({exc}); run the sweep again with its sweep file and "
-                f"--out {self.root} to rewrite it (stored runs are kept)"
-            ) from None
-        return data
-
-    def _trusted(self, files: Sequence[Path]) -> list[Path]:
-        """``files`` less those failing their checksum (set aside)."""
-        mine = {self.runs_dir / f"{name}.parquet" for name in self._written}
-        problems = self.manifest.check([f for f in files if f not in mine])
-        if problems:
-            self._set_aside(problems)
-        bad = {p.path for p in problems}
-        return [f for f in files if f not in bad]
-
-    def _read_all(
-        self, files: Sequence[Path], columns: Sequence[str] | None = None, drop: Sequence[str] = ()
-    ) -> list[pa.Table]:
-        """Each trusted file's table (``columns`` of it, or all but ``drop``);
-        unreadable files are set aside too."""
-        parts = []
-        for f in self._trusted(files):
-            cached = self._written.get(f.stem) if f.parent == self.runs_dir else None
-            try:
-                table = _read_parquet(f, columns, drop) if cached is None else cached
-            except Damaged as exc:
-                self._set_aside([exc.problem])
-                continue
-            if cached is not None and columns is not None:
-                table = table.select([c for c in columns if c in table.column_names])
-            parts.append(table.drop_columns([c for c in drop if c in table.column_names]))
-        return parts
-
-    def _snapshot(self, read: Any) -> Any:
-        """``read()``, again if a compaction removed a file under it (the new
-        ``runs.parquet`` then holds its rows): a consistent view, no error."""
-        for _ in range(10):
-            try:
-                return read()
-            except FileNotFoundError:
-                continue
-        return read()
-
-    def _sources(self, files: Sequence[Path] | None = None) -> list[Path]:
-        compact = [self.compact_path] if self.compact_path.is_file() else []
-        return compact + list(self._run_files() if files is None else files)
-
-    def _load_arrow(
-        self, files: Sequence[Path] | None = None, drop: Sequence[str] = ()
-    ) -> pa.Table:
-        """The compacted table plus ``files``, one copy of each run (the newest)."""
-        return _newest(self._read_all(self._sources(files), drop=drop))
-
-    def load(self, *, with_scenario: bool = False) -> pd.DataFrame:
-        """Every stored run, one row per run and flow (failed runs: one row, no flow).
-        The ``scenario`` column (a long text per run) is read only when asked for."""
-        drop = () if with_scenario else ("scenario",)
-        table = self._snapshot(lambda: self._load_arrow(drop=drop))
-        return table.to_pandas(split_blocks=True)  # no copy into one block per dtype
-
-    def status(self) -> dict[str, str]:
-        """``run_key -> status`` of every stored run (reads two columns only)."""
-        def read() -> dict[str, str]:
-            out: dict[str, str] = {}
-            for t in self._read_all(self._sources(), columns=["run_key", "status"]):
-                keys, status = t.column("run_key").to_pylist(), t.column("status").to_pylist()
-                out.update(zip(keys, status, strict=True))
-            return out
-
-        return self._snapshot(read)
-
-    def load_table(self, name: str, keys: Sequence[str] | None = None) -> pd.DataFrame:
-        """A kept per-packet table (e.g. ``timeseries``) with a ``run_key`` column:
-        runs in the order of their keys, each run's rows in its own order. Not in the
-        order the runs were stored, which depends on how many workers ran them."""
-        d = self.table_dir(name)
-        if not d.is_dir():
-            return pd.DataFrame()
-        files = [p for p in sorted(d.glob("*.parquet")) if not p.name.startswith(TMP_PREFIX)]
-        parts = [
-            table if "run_key" in table.column_names else _keyed(table, p.stem)
-            for p, table in zip(files, self._read_each(files), strict=True)
-            if table is not None
-        ]
-        table = _newest(parts)
-        if keys is not None and table.num_rows:
-            table = table.filter(pc.is_in(table.column("run_key"), pa.array(list(keys))))
-        if table.num_rows:
-            table = table.take(pc.sort_indices(table, [("run_key", "ascending")]))  # stable
-        return table.to_pandas() if table.num_columns else pd.DataFrame()
-
-    def _read_each(self, files: Sequence[Path]) -> list[pa.Table | None]:
-        """Each file's table, None for one that is damaged (set aside)."""
-        ok = set(self._trusted(files))
-        out: list[pa.Table | None] = []
-        for f in files:
-            try:
-                out.append(_read_parquet(f) if f in ok else None)
-            except Damaged as exc:
-                self._set_aside([exc.problem])
-                out.append(None)
-        return out
-
-
-def _group_seq(stem: str, *, whole: bool = False) -> int | None:
-    """The number of a group file's name (``g000000000042`` -> 42) or of a
-    segment's last group (``g000000000064-000000000001`` -> 64), else None;
-    with ``whole``, segments give None."""
-    if not stem.startswith(GROUP_PREFIX):
-        return None
-    head, _, tail = stem[len(GROUP_PREFIX) :].partition("-")
-    if whole and tail:
-        return None
-    if len(head) == 12 and head.isdigit() and (not tail or (len(tail) == 12 and tail.isdigit())):
-        return int(head)
-    return None
 
 
 def load_results(directory: str | Path, *, with_scenario: bool = False) -> pd.DataFrame:
