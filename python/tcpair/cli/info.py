@@ -32,16 +32,24 @@ CATALOG_SECTIONS = (
 def list_cmd(as_json: bool) -> None:
     """Name every TCP variant, congestion op, detector, responder, error model, BS agent,
     impairment, link kind, medium kind, sweep and target."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    from tcpair.base.paths import shipped_sweeps
-    from tcpair.sweeper.definition import load_sweep
-
     try:
         cat: dict[str, Any] = json.loads(require_core().catalog())
     except CoreMissingError as exc:
         cat = {name: [] for name, _ in CATALOG_SECTIONS} | {"note": str(exc)}
+    sweeps = _shipped_sweeps()
+    if as_json:
+        targets = [n for n, v in sweeps.items() if v.get("target")]
+        click.echo(json.dumps({**cat, "sweeps": sweeps, "reproduce_targets": targets}))
+        return
+    _print_catalog(cat)
+    _print_sweeps(sweeps)
+
+
+def _shipped_sweeps() -> dict[str, dict[str, Any]]:
+    """Each shipped sweep's size and title, or the error that keeps it from loading."""
+    from tcpair.base.paths import shipped_sweeps
+    from tcpair.sweeper.definition import load_sweep
+
     sweeps: dict[str, dict[str, Any]] = {}
     for name, path in shipped_sweeps().items():
         try:
@@ -50,7 +58,6 @@ def list_cmd(as_json: bool) -> None:
             sweeps[name] = {"path": str(path), "error": str(exc)}
             continue
         points, seeds, runs = spec.count()
-        qr = spec.count(quick=True)[2]
         sweeps[name] = {
             "path": str(path),
             "title": spec.target.title if spec.target else spec.title,
@@ -58,19 +65,15 @@ def list_cmd(as_json: bool) -> None:
             "points": points,
             "seeds": seeds,
             "runs": runs,
-            "quick_runs": qr,
+            "quick_runs": spec.count(quick=True)[2],
         }
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    **cat,
-                    "sweeps": sweeps,
-                    "reproduce_targets": [n for n, v in sweeps.items() if v.get("target")],
-                }
-            )
-        )
-        return
+    return sweeps
+
+
+def _print_catalog(cat: dict[str, Any]) -> None:
+    """The core's registries, a section each: names, summaries and sources."""
+    from rich.markup import escape
+
     con = _stdout()
     if "note" in cat:
         con.print(f"[yellow]note:[/yellow] {cat['note']}")
@@ -83,6 +86,12 @@ def list_cmd(as_json: bool) -> None:
         for e in entries:
             source = f" [dim]({escape(e['source'])})[/dim]" if e.get("source") else ""
             con.print(f"  {escape(str(e.get('name')))}: {escape(e.get('summary', ''))}{source}")
+
+
+def _print_sweeps(sweeps: dict[str, dict[str, Any]]) -> None:
+    """The shipped sweeps as a table; a sweep that did not load shows its error."""
+    from rich.table import Table
+
     table = Table(title="sweeps (sweeps/*.toml); targets run with `tcpair reproduce NAME`")
     for col in ("sweep", "target", "points", "seeds", "runs", "quick runs", "what"):
         table.add_column(col, justify="right" if col in ("points", "seeds", "runs") else "left")
@@ -99,7 +108,7 @@ def list_cmd(as_json: bool) -> None:
             str(v["quick_runs"]),
             v["title"] or "",
         )
-    con.print(table)
+    _stdout().print(table)
 
 
 @click.command("report")
