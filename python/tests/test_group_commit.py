@@ -1,4 +1,4 @@
-"""Group commit (python/tcpair/commit.py): runs are stored many to a file, a run
+"""Group commit (python/tcpair/sweeper/commit.py): runs are stored many to a file, a run
 is reported stored only once its group is in place, and a SIGKILL in the middle
 of a group loses only that group's runs, which the rerun completes."""
 

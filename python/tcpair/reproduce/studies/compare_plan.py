@@ -252,7 +252,7 @@ def part(family: Family) -> dict[str, Any]:
 
 HEADER = """\
 # Every scheme side by side on identical scenarios and seeds (no paper has this study;
-# docs/compare.md). GENERATED from python/tcpair/reproduce/compare_plan.py: edit that file
+# docs/compare.md). GENERATED from python/tcpair/reproduce/studies/compare_plan.py: edit that file
 # and run `python3 -m tcpair.reproduce.studies.compare_plan > sweeps/compare_all.toml`.
 #
 # One part per scenario family (topology): the one-wireless-link path of Sun et al. 2005 in
