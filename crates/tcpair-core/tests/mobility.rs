@@ -21,8 +21,22 @@ fn lossless() -> Value {
     v
 }
 
+/// Column `name` of table `t`. A column the table lacks fails the test: an
+/// empty list in its place would turn every check made over it into none.
 fn col(t: &Value, name: &str) -> Vec<Value> {
-    t[name].as_array().cloned().unwrap_or_default()
+    t[name].as_array().cloned().unwrap_or_else(|| {
+        let names: Vec<&String> = t
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        panic!("no column {name:?} in a table of {names:?}")
+    })
+}
+
+#[test]
+#[should_panic(expected = "no column \"cause\"")]
+fn a_missing_column_fails_the_test() {
+    col(&json!({"time_s": [8.5]}), "cause");
 }
 
 fn f64s(t: &Value, name: &str) -> Vec<f64> {
@@ -54,6 +68,7 @@ fn handoffs_lose_only_during_their_delay() {
     let times = f64s(&r.drops, "time_s");
     let causes = col(&r.drops, "cause");
     assert!(!times.is_empty());
+    assert_eq!(causes.len(), times.len(), "a cause for every drop");
     for (t, c) in times.iter().zip(&causes) {
         assert_eq!(c, "handoff", "drop at {t} s");
         // Lost while detached, or on the old BS's hop in the one hop time
