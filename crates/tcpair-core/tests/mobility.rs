@@ -325,6 +325,38 @@ fn the_zero_window_must_reach_the_sender_before_the_handoff() {
     assert!(late.flows.iter().all(|f| f.freezes == 0));
 }
 
+/// A one-segment transfer through the hand-offs of `compare_handoff`,
+/// measured from the start.
+fn one_segment(freeze: bool) -> tcpair_core::sim::RunResult {
+    let v = tcpair_core::scenario::parse_toml(&shipped("compare_handoff.toml")).unwrap();
+    let mut v = serde_json::to_value(v).unwrap();
+    v["flows"][0]["segments"] = json!(1);
+    v["run"]["warmup"] = json!(0.0);
+    v["mobility"]["freeze"] = json!(freeze);
+    run(&v)
+}
+
+#[test]
+fn freeze_tcp_leaves_a_finished_transfer_alone() {
+    // Done at 0.025 s, long before the first hand-off at 15 s: no warning,
+    // no probe, no timeout, nothing more sent or delivered.
+    let r = one_segment(true);
+    let f = &r.flows[0];
+    assert_eq!(
+        (
+            f.sent,
+            f.delivered,
+            f.timeouts,
+            f.freezes,
+            f.zero_window_probes
+        ),
+        (1, 1, 0, 0, 0)
+    );
+    let plain = one_segment(false);
+    assert_eq!(r.flows, plain.flows, "the same run as without Freeze-TCP");
+    assert_eq!(r.summary.packets, plain.summary.packets);
+}
+
 #[test]
 fn freeze_warning_is_checked() {
     let mut v = fig14();
