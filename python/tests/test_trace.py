@@ -100,6 +100,24 @@ def test_cli_bad_pcap_dir_is_one_error_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("error: trace.pcap"), p.stderr
 
 
+@pytest.mark.parametrize("size", [65_482, 65_510, 65_524, 65_535])
+def test_cli_packet_size_too_large_for_pcap_is_one_error_line(tmp_path: Path, size: int) -> None:
+    """Refused before the run, naming the flow's packet_size (it was an
+    internal error from 65,524 and blamed trace.pcap from 65,510)."""
+    sets = ["--set", "run.duration=0.1", "--set", f"flows.tcp1.packet_size={size}"]
+    for args in (
+        ("run", ONE_LINK, *sets, "--pcap", "out"),
+        ("validate", ONE_LINK, *sets, "--set", "trace.pcap=out"),
+    ):
+        p = _cli(*args, cwd=tmp_path)
+        assert p.returncode == 2, p.stderr
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1, p.stderr
+        assert lines[0].startswith("error: flows.tcp1.packet_size: must be at most 65481"), p.stderr
+        assert lines[0].endswith(f"got {size}"), p.stderr
+        assert not (tmp_path / "out").exists()
+
+
 def test_pcap_dissector_prints_the_shipped_file(tmp_path: Path) -> None:
     p = _cli("pcap-dissector", cwd=tmp_path)
     assert p.returncode == 0

@@ -31,6 +31,19 @@ pub const MAX_SEED: u64 = i64::MAX as u64;
 /// The most links on one flow's path (a packet counts its hops in 16 bits).
 pub const MAX_HOPS: usize = u16::MAX as usize;
 
+/// The most bytes of one frame a pcap file keeps (its capture length).
+pub const PCAP_SNAPLEN: u32 = 65_535;
+
+/// The bytes a pcap frame adds at most to a packet of `packet_size` bytes
+/// (IPv4 and TCP headers included): Ethernet's 14-byte header and the
+/// largest TCP options, 40 bytes (RFC 9293 §3.1).
+pub const PCAP_FRAME_EXTRA: u32 = 14 + 40;
+
+/// The largest `packet_size` of a flow captured into pcap files: every
+/// frame of its data packets fits [`PCAP_SNAPLEN`] (and its IPv4 datagram
+/// the 65,535 bytes IPv4 allows).
+pub const MAX_PCAP_PACKET_SIZE: u32 = PCAP_SNAPLEN - PCAP_FRAME_EXTRA;
+
 /// Seconds to nanoseconds, checked: finite, >= 0 (> 0 unless `allow_zero`),
 /// at most [`MAX_TIME_S`], and a non-zero value must not round to 0 ns
 /// (the resolution is 1 ns). The error names `field` and the value.

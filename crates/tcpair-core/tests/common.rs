@@ -44,6 +44,15 @@ pub fn wifi_chain(hops: usize, duration: f64) -> Value {
     })
 }
 
+/// `v` edited by `edit` is refused with a message that starts with the
+/// field `path` and mentions `mentions`.
+pub fn assert_refused(mut v: Value, edit: impl FnOnce(&mut Value), path: &str, mentions: &str) {
+    edit(&mut v);
+    let msg = error_of(&v);
+    assert!(msg.starts_with(path), "expected path {path:?} in {msg:?}");
+    assert!(msg.contains(mentions), "expected {mentions:?} in {msg:?}");
+}
+
 /// The message a scenario is refused with (panics if it is accepted).
 pub fn error_of(v: &Value) -> String {
     match tcpair_core::sim::Sim::from_value(v) {

@@ -9,11 +9,7 @@ fn base() -> Value {
 }
 
 fn expect(edit: impl FnOnce(&mut Value), path: &str, mentions: &str) {
-    let mut v = base();
-    edit(&mut v);
-    let msg = error_of(&v);
-    assert!(msg.starts_with(path), "expected path {path:?} in {msg:?}");
-    assert!(msg.contains(mentions), "expected {mentions:?} in {msg:?}");
+    assert_refused(base(), edit, path, mentions);
 }
 
 #[test]

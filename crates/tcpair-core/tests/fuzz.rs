@@ -2,7 +2,8 @@
 //! of wired and wireless links, every error model and BS agent, every
 //! variant) with edge numbers in random places. Whatever comes in, the core
 //! returns an error naming a field or a result that keeps its invariants:
-//! packets conserved, every number finite and >= 0, goodput at most the
+//! packets conserved, no finite transfer delivering more segments than it
+//! has, every number finite and >= 0, goodput at most the
 //! bottleneck's capacity, one-way delays at least the propagation delay, and
 //! the same result when run twice. No panic, and no case runs longer than a
 //! wall-clock limit.
@@ -123,10 +124,14 @@ fn flow() -> BoxedStrategy<Value> {
         prop_oneof![20 => (1u32..64).prop_map(|w| json!(w)), 1 => edge()],
         prop::option::of(num(1.0..10.0)),
         prop::option::of(num(0.05..3.0)),
+        prop::option::of(1u64..400),
     )
-        .prop_map(|(variant, start, size, window, cwnd, rto)| {
+        .prop_map(|(variant, start, size, window, cwnd, rto, segments)| {
             let mut f = json!({"variant": variant, "start": start, "packet_size": size,
                 "window": window, "tcp": {}});
+            if let Some(n) = segments {
+                f["segments"] = json!(n);
+            }
             if let Some(c) = cwnd {
                 f["tcp"]["initial_cwnd"] = c;
             }
@@ -233,7 +238,15 @@ fn invariants(sc: &Value, r: &RunResult) -> Result<(), String> {
         .filter_map(|l| l["bandwidth"].as_f64())
         .fold(f64::MAX, f64::min);
     let prop: f64 = links.iter().filter_map(|l| l["delay"].as_f64()).sum();
-    for f in &r.flows {
+    for (i, f) in r.flows.iter().enumerate() {
+        if let Some(n) = sc["flows"][i]["segments"].as_u64() {
+            if f.delivered > n {
+                return Err(format!(
+                    "{}: {} segments delivered of a {n}-segment transfer",
+                    f.name, f.delivered
+                ));
+            }
+        }
         let slack = 8.0 * f64::from(f.packet_size) * 2.0 / f.measured_s.max(1e-9);
         if f.goodput_kbps * 1e3 > capacity + slack {
             return Err(format!(

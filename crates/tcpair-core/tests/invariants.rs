@@ -1,5 +1,6 @@
 //! Packet conservation on every kind of run: sent + copies = delivered +
-//! dropped + in flight, with in-flight counted by the links themselves.
+//! dropped + in flight, with in-flight counted by the links themselves; and
+//! a finite transfer delivers no more segments than it has.
 
 mod common;
 use common::*;
@@ -68,4 +69,33 @@ fn finite_transfer_completes_and_drains() {
         r.summary.packets.in_flight, 0,
         "nothing left in the network"
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    /// Transfers ending before, between or after the hand-offs of
+    /// `compare_handoff`, with or without Freeze-TCP.
+    #[test]
+    fn finite_transfers_deliver_at_most_their_segments(
+        n in 1u64..6000,
+        freeze in any::<bool>(),
+        p in 0.0f64..0.05,
+        seed in 0u64..1000,
+    ) {
+        let v = tcpair_core::scenario::parse_toml(&shipped("compare_handoff.toml")).unwrap();
+        let mut v = serde_json::to_value(v).unwrap();
+        v["flows"][0]["segments"] = json!(n);
+        v["run"]["warmup"] = json!(0.0);
+        v["run"]["seed"] = json!(seed);
+        v["mobility"]["freeze"] = json!(freeze);
+        for l in [2, 3] {
+            v["links"][l]["forward"]["loss"]["p"] = json!(p);
+        }
+        let r = check(&v);
+        let f = &r.flows[0];
+        prop_assert!(f.delivered <= n, "{} of {n} delivered", f.delivered);
+        if f.finished_at_s.is_some() {
+            prop_assert_eq!(f.delivered, n);
+        }
+    }
 }

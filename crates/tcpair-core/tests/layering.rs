@@ -27,24 +27,73 @@ fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-/// The top-level modules named as `crate::<name>` in non-comment lines.
+/// The top-level modules named as `crate::<name>` in non-comment code,
+/// grouped imports included: `use crate::{a::X, b::{c, d}};` names `a` and
+/// `b`, across lines too.
 fn uses(text: &str) -> BTreeSet<String> {
+    let code: Vec<&str> = text
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect();
+    let code = code.join("\n");
     let mut out = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(i) = rest.find("crate::") {
-            rest = &rest[i + "crate::".len()..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.insert(name);
-            }
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find("crate::") {
+        rest = rest[i + "crate::".len()..].trim_start();
+        match rest.strip_prefix('{') {
+            Some(group) => group_heads(group, &mut out),
+            None => insert(ident(rest), &mut out),
         }
     }
     out
+}
+
+/// The first name of each item of a group, `group` starting after its
+/// `{`; nested groups name no top-level module.
+fn group_heads(group: &str, out: &mut BTreeSet<String>) {
+    let mut depth = 0;
+    let mut item_start = true;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return,
+            '}' => depth -= 1,
+            ',' if depth == 0 => item_start = true,
+            c if item_start && depth == 0 && !c.is_whitespace() => {
+                insert(ident(&group[i..]), out);
+                item_start = false;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The identifier `text` starts with (empty if none).
+fn ident(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+fn insert(name: &str, out: &mut BTreeSet<String>) {
+    if !name.is_empty() {
+        out.insert(name.to_string());
+    }
+}
+
+#[test]
+fn grouped_imports_name_their_top_level_modules() {
+    let text = r"use crate::{
+    sim::Sim, // not crate::bs
+    tcp::{sender::{A, B}, sink},
+    net as n,
+};
+use crate::engine::Time;
+use crate::{metrics};
+";
+    let got: Vec<String> = uses(text).into_iter().collect();
+    assert_eq!(got, ["engine", "metrics", "net", "sim", "tcp"]);
 }
 
 fn visit(dir: &Path, top: Option<&str>, bad: &mut Vec<String>) {

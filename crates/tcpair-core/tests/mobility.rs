@@ -21,8 +21,22 @@ fn lossless() -> Value {
     v
 }
 
+/// Column `name` of table `t`. A column the table lacks fails the test: an
+/// empty list in its place would turn every check made over it into none.
 fn col(t: &Value, name: &str) -> Vec<Value> {
-    t[name].as_array().cloned().unwrap_or_default()
+    t[name].as_array().cloned().unwrap_or_else(|| {
+        let names: Vec<&String> = t
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        panic!("no column {name:?} in a table of {names:?}")
+    })
+}
+
+#[test]
+#[should_panic(expected = "no column \"cause\"")]
+fn a_missing_column_fails_the_test() {
+    col(&json!({"time_s": [8.5]}), "cause");
 }
 
 fn f64s(t: &Value, name: &str) -> Vec<f64> {
@@ -54,6 +68,7 @@ fn handoffs_lose_only_during_their_delay() {
     let times = f64s(&r.drops, "time_s");
     let causes = col(&r.drops, "cause");
     assert!(!times.is_empty());
+    assert_eq!(causes.len(), times.len(), "a cause for every drop");
     for (t, c) in times.iter().zip(&causes) {
         assert_eq!(c, "handoff", "drop at {t} s");
         // Lost while detached, or on the old BS's hop in the one hop time
@@ -308,6 +323,38 @@ fn the_zero_window_must_reach_the_sender_before_the_handoff() {
     // nothing freezes.
     let late = frozen(Some(0.0));
     assert!(late.flows.iter().all(|f| f.freezes == 0));
+}
+
+/// A one-segment transfer through the hand-offs of `compare_handoff`,
+/// measured from the start.
+fn one_segment(freeze: bool) -> tcpair_core::sim::RunResult {
+    let v = tcpair_core::scenario::parse_toml(&shipped("compare_handoff.toml")).unwrap();
+    let mut v = serde_json::to_value(v).unwrap();
+    v["flows"][0]["segments"] = json!(1);
+    v["run"]["warmup"] = json!(0.0);
+    v["mobility"]["freeze"] = json!(freeze);
+    run(&v)
+}
+
+#[test]
+fn freeze_tcp_leaves_a_finished_transfer_alone() {
+    // Done at 0.025 s, long before the first hand-off at 15 s: no warning,
+    // no probe, no timeout, nothing more sent or delivered.
+    let r = one_segment(true);
+    let f = &r.flows[0];
+    assert_eq!(
+        (
+            f.sent,
+            f.delivered,
+            f.timeouts,
+            f.freezes,
+            f.zero_window_probes
+        ),
+        (1, 1, 0, 0, 0)
+    );
+    let plain = one_segment(false);
+    assert_eq!(r.flows, plain.flows, "the same run as without Freeze-TCP");
+    assert_eq!(r.summary.packets, plain.summary.packets);
 }
 
 #[test]

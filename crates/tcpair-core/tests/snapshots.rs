@@ -13,7 +13,8 @@
 //! file's keys: a key that disappears or a value that changes fails; a new
 //! key (a column added later) is listed but allowed.
 //!
-//! Regenerate with `TCPAIR_UPDATE_SNAPSHOTS=1 cargo test --release --test snapshots`.
+//! Regenerate with `TCPAIR_UPDATE_SNAPSHOTS=1 cargo test --release --test snapshots`
+//! (the value `1` only: `0` or an empty value compares as usual).
 
 #[path = "snapshots/cases.rs"]
 mod cases;
@@ -157,11 +158,28 @@ fn compare(
     }
 }
 
+/// The variable that, set to `1`, rewrites the golden files.
+const UPDATE_VAR: &str = "TCPAIR_UPDATE_SNAPSHOTS";
+
+/// Whether `value` (of [`UPDATE_VAR`]) asks to rewrite the golden files:
+/// `1` only, so that `0`, an empty value or anything else still compares.
+fn updating(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| v == "1")
+}
+
+#[test]
+fn only_one_updates_the_snapshots() {
+    assert!(updating(Some("1".as_ref())));
+    for v in [None, Some(""), Some("0"), Some("true"), Some(" 1")] {
+        assert!(!updating(v.map(AsRef::as_ref)), "{v:?}");
+    }
+}
+
 fn check(file: &str) {
     let now = run_scenario(file);
     let dir = format!("{}/tests/snapshots", env!("CARGO_MANIFEST_DIR"));
     let path = format!("{dir}/{}.json", file.trim_end_matches(".toml"));
-    if std::env::var_os("TCPAIR_UPDATE_SNAPSHOTS").is_some() {
+    if updating(std::env::var_os(UPDATE_VAR).as_deref()) {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(&path, serde_json::to_string_pretty(&now).unwrap() + "\n").unwrap();
         return;

@@ -160,3 +160,55 @@ fn snoop_actions_are_traced() {
         "{reasons:?}"
     );
 }
+
+/// `one_link` with Syndrome (tags on every data packet: TCP options), flow
+/// packets of `size` bytes and pcap files into `dir`.
+fn pcap_run(size: u32, dir: &std::path::Path) -> Value {
+    let mut v = one_link("reno", json!({"model": "uniform", "p": 0.1}), 3.0);
+    v["nodes"][1]["bs"] = json!(["syndrome"]);
+    v["flows"][0]["packet_size"] = json!(size);
+    v["flows"][0]["tcp"] = json!({"eln": true});
+    v["flows"][0]["sink"] = json!({"syndrome": true});
+    with_trace(v, json!({"pcap": dir, "events": false}))
+}
+
+#[test]
+fn a_packet_size_too_large_for_pcap_is_refused_before_the_run() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pcap_too_large");
+    let _ = std::fs::remove_dir_all(&dir);
+    // Up to 65,509 the capture broke mid-run blaming trace.pcap, from
+    // 65,524 the frame builder panicked.
+    for size in [65_482, 65_509, 65_510, 65_523, 65_524, 65_535] {
+        let v = pcap_run(size, &dir);
+        let e = tcpair_core::validate_json(&v.to_string())
+            .unwrap_err()
+            .to_string();
+        let run = tcpair_core::sim::run_json(&v.to_string()).map(|_| ());
+        assert_eq!(run.unwrap_err().to_string(), e);
+        assert!(
+            e.starts_with("flows.tcp1.packet_size:")
+                && e.contains("at most 65481 bytes")
+                && e.contains(&format!("got {size}")),
+            "{e}"
+        );
+        assert!(!dir.exists(), "{size}: output written before the refusal");
+    }
+}
+
+#[test]
+fn the_largest_packet_size_pcap_allows_is_captured() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pcap_largest");
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = run(&pcap_run(65_481, &dir));
+    assert!(r.flows[0].delivered > 0);
+    let air = std::fs::metadata(dir.join("wireless-forward.pcap")).unwrap();
+    assert!(air.len() > 65_481, "{} bytes", air.len());
+    // A flow the capture leaves out may be larger.
+    let mut v = pcap_run(65_535, &dir);
+    v["flows"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "small", "src": "fh", "dst": "mh"}));
+    v["trace"]["flows"] = json!(["small"]);
+    assert!(tcpair_core::validate_json(&v.to_string()).is_ok());
+}

@@ -4,6 +4,7 @@
 use super::{check_secs, err, FlowPlan, TraceSpec};
 use crate::engine::{secs, Time};
 use crate::error::ConfigError;
+use crate::limits::{MAX_PCAP_PACKET_SIZE, PCAP_SNAPLEN};
 use crate::net::{DirId, Topology};
 use crate::packet::{FlowId, NodeId};
 
@@ -40,6 +41,25 @@ impl TraceFilter {
             || dir.is_some_and(|d| self.dirs[d as usize])
             || node.is_some_and(|n| self.nodes[n as usize])
     }
+}
+
+/// Every captured flow's data packets fit a pcap frame.
+fn check_pcap_sizes(flows: &[FlowPlan], keep: &[bool]) -> Result<(), ConfigError> {
+    let too_big = flows
+        .iter()
+        .enumerate()
+        .find(|&(i, f)| keep[i] && f.packet_size > MAX_PCAP_PACKET_SIZE);
+    let Some((i, f)) = too_big else {
+        return Ok(());
+    };
+    Err(err(
+        format!("flows[{i}].packet_size"),
+        format!(
+            "must be at most {MAX_PCAP_PACKET_SIZE} bytes to be captured into pcap files \
+             (trace.pcap; a frame holds at most {PCAP_SNAPLEN} bytes), got {}",
+            f.packet_size
+        ),
+    ))
 }
 
 /// Resolve `spec` (the scenario's `[trace]`) against the built network.
@@ -100,6 +120,9 @@ pub(super) fn build(
     }
     if spec.pcap.as_deref() == Some("") {
         return Err(err("trace.pcap", "must name a directory, got \"\""));
+    }
+    if spec.pcap.is_some() {
+        check_pcap_sizes(flows, &keep_flows)?;
     }
     Ok(TraceFilter {
         flows: keep_flows,

@@ -204,6 +204,22 @@ impl FlowState {
         c
     }
 
+    /// A finite transfer's balance: no more segments delivered in order, nor
+    /// sent, than the transfer has (`segments`). What broke it, if it is.
+    pub fn check_transfer(&self) -> Result<(), String> {
+        let Some(n) = self.plan.tcp.total_segments else {
+            return Ok(());
+        };
+        let (delivered, sent) = (self.sink_c.delivered, self.sender.max_sent());
+        if delivered <= n && u64::from(sent) <= n {
+            return Ok(());
+        }
+        Err(format!(
+            "flow {}: {delivered} segments delivered and {sent} sent of a {n}-segment transfer",
+            self.plan.name
+        ))
+    }
+
     /// The end of the warm-up: what was counted so far is not measured.
     pub fn start_measuring(&mut self) {
         self.base_bs_retx = self.bs_retx;
@@ -211,5 +227,51 @@ impl FlowState {
         self.base_sender = *self.sender.stats();
         self.base_counters = self.counters();
         self.delays.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::SEC;
+    use crate::sim::Sim;
+    use serde_json::json;
+
+    /// A 20-segment transfer over one link, run until it is long done.
+    fn finished() -> Sim {
+        let v = json!({
+            "run": {"duration": 5.0, "seed": 1},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"name": "l", "from": "a", "to": "b", "bandwidth": "10Mb",
+                       "delay": "10ms", "queue": 50}],
+            "flows": [{"name": "f", "src": "a", "dst": "b", "variant": "reno",
+                       "segments": 20}]
+        });
+        let mut sim = Sim::from_value(&v).unwrap();
+        sim.run_until(5 * SEC).unwrap();
+        assert!(sim.flows[0].sender.finished());
+        sim
+    }
+
+    #[test]
+    fn a_finite_transfer_within_its_segments_passes() {
+        let mut sim = finished();
+        assert_eq!(sim.flows[0].check_transfer(), Ok(()));
+        sim.release_run_state();
+    }
+
+    #[test]
+    #[should_panic(expected = "finite transfer broken: flow f: 21 segments delivered")]
+    fn delivering_more_than_the_transfer_has_is_an_internal_error() {
+        let mut sim = finished();
+        sim.flows[0].sink_c.delivered += 1;
+        sim.release_run_state();
+    }
+
+    #[test]
+    fn sending_past_the_end_breaks_the_balance() {
+        let mut sim = finished();
+        sim.flows[0].plan.tcp.total_segments = Some(19);
+        let e = sim.flows[0].check_transfer().unwrap_err();
+        assert!(e.contains("20 sent of a 19-segment transfer"), "{e}");
     }
 }

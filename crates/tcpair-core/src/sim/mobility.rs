@@ -230,8 +230,13 @@ impl Sim {
         t.into_value()
     }
 
-    /// Freeze-TCP's warning: the receiver advertises a zero window now.
+    /// Freeze-TCP's warning: the receiver advertises a zero window now. A
+    /// finished transfer is over (its connection would be closed): its
+    /// receiver is not warned and sends nothing.
     pub(super) fn on_freeze(&mut self, _i: u32, flow: FlowId) {
+        if self.flows[flow as usize].sender.finished() {
+            return;
+        }
         let now = self.q.now();
         let ack = self.flows[flow as usize].sink.freeze(now);
         self.sink_out.ack = Some(ack);
@@ -239,11 +244,13 @@ impl Sim {
     }
 
     /// After a handoff: every frozen receiver reopens its window with three
-    /// ACKs of its last in-order segment (Goff et al. 2000).
+    /// ACKs of its last in-order segment (Goff et al. 2000), but that of a
+    /// transfer that finished meanwhile.
     fn thaw_receivers(&mut self) {
         let now = self.q.now();
         for flow in 0..self.flows.len() {
-            if !self.flows[flow].sink.frozen() {
+            let f = &self.flows[flow];
+            if !f.sink.frozen() || f.sender.finished() {
                 continue;
             }
             let ack = self.flows[flow].sink.thaw(now);

@@ -358,20 +358,31 @@ impl Sim {
     /// state is most of the run's memory.
     fn release_run_state(&mut self) {
         self.counters.in_flight = self.in_flight();
-        let packets = self.counters;
-        // Checked on every run (it costs one pass over the links): a leak or
-        // a double count is a simulator bug, reported as an internal error.
-        assert!(
-            packets.conserved() && packets.in_flight == self.arena.live() as u64,
-            "packet balance broken: {packets:?}, arena holds {}",
-            self.arena.live()
-        );
+        self.check_balance();
         self.arena.release_slots();
         self.q.release_pending();
         self.parts.release_pending();
         for a in &mut self.agents {
             a.meters_mut().release_log();
             a.release_packets();
+        }
+    }
+
+    /// Checked on every run (it costs one pass over the links and the
+    /// flows): the packet balance, and that no finite transfer delivered or
+    /// sent more segments than it has. A leak, a double count or a segment
+    /// made up is a simulator bug, reported as an internal error.
+    fn check_balance(&self) {
+        let packets = self.counters;
+        assert!(
+            packets.conserved() && packets.in_flight == self.arena.live() as u64,
+            "packet balance broken: {packets:?}, arena holds {}",
+            self.arena.live()
+        );
+        for f in &self.flows {
+            if let Err(e) = f.check_transfer() {
+                panic!("finite transfer broken: {e}");
+            }
         }
     }
 

@@ -6,6 +6,7 @@
 //! docs/trace.md describes the mapping and the option's layout.
 
 use crate::engine::Time;
+use crate::limits;
 use crate::packet::{flags, NodeId, Packet, PktKind, Retx};
 use etherparse::PacketBuilder;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
@@ -21,6 +22,11 @@ pub const OPTION_KIND: u8 = 253;
 pub const EXID: u16 = 0x7463;
 /// TCP options may take at most 40 bytes (RFC 9293, §3.1).
 const MAX_OPTIONS: usize = 40;
+/// The Ethernet header before the IPv4 datagram.
+const ETHERNET_HEADER: usize = 14;
+// What the scenario's check allows (`limits::MAX_PCAP_PACKET_SIZE`) is what a
+// frame can hold.
+const _: () = assert!(ETHERNET_HEADER + MAX_OPTIONS == limits::PCAP_FRAME_EXTRA as usize);
 
 /// Flag bits of the option's first data byte.
 pub mod opt_flags {
@@ -151,7 +157,7 @@ impl PcapSet {
             let header = PcapHeader {
                 datalink: DataLink::ETHERNET,
                 ts_resolution: TsResolution::NanoSecond,
-                snaplen: 65_535,
+                snaplen: limits::PCAP_SNAPLEN,
                 ..Default::default()
             };
             let w = PcapWriter::with_header(BufWriter::new(f), header)

@@ -50,7 +50,7 @@
 //! - Karn: the RTT sample of a new ACK is the local send time of the last
 //!   packet it frees, taken only if no packet it frees was sent twice.
 
-use super::eln_track::MhElnTracker;
+use super::eln_track::{on_packet, MhElnTracker, SnoopHalves};
 use super::params::{parse, SnoopParams};
 use super::rtt::RttEst;
 use crate::bs::cache::{Cache, Entry, Store};
@@ -183,6 +183,7 @@ impl Snoop {
     }
 
     /// snoop_output() (Amir et al. 1995 §3.1): a data packet from the FH.
+    #[inline]
     fn data_to_mh(&mut self, now: Time, pkt: &Packet) {
         let i = self.conn(pkt.flow);
         let p = self.p;
@@ -241,6 +242,7 @@ impl Snoop {
     }
 
     /// snoop_input() (Amir et al. 1995 §3.1): an ACK from the MH.
+    #[inline]
     fn ack_from_mh(&mut self, now: Time, pkt: &Packet, out: &mut BsOut) -> Verdict {
         let i = self.conn(pkt.flow);
         let p = self.p;
@@ -408,31 +410,21 @@ impl Snoop {
     }
 }
 
-impl Snoop {
-    /// [`BsAgent::on_packet`].
-    fn handle(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
-        match pkt.kind {
-            PktKind::Data => {
-                if ctx.toward_wireless() {
-                    self.data_to_mh(now, pkt);
-                }
-                if ctx.from_wireless() {
-                    self.conn(pkt.flow);
-                    self.mh.on_data_from_mh(now, pkt, &mut self.meters);
-                }
-                Verdict::Forward
-            }
-            PktKind::Ack => {
-                if ctx.from_wireless() && self.ack_from_mh(now, pkt, out) == Verdict::Absorb {
-                    return Verdict::Absorb;
-                }
-                if ctx.toward_wireless() {
-                    self.conn(pkt.flow);
-                    self.mh.on_ack_to_mh(now, pkt, &mut self.meters);
-                }
-                Verdict::Forward
-            }
-        }
+impl SnoopHalves for Snoop {
+    #[inline]
+    fn on_data_to_mh(&mut self, now: Time, pkt: &Packet) {
+        self.data_to_mh(now, pkt);
+    }
+
+    #[inline]
+    fn on_ack_from_mh(&mut self, now: Time, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
+        self.ack_from_mh(now, pkt, out)
+    }
+
+    #[inline]
+    fn mh_half(&mut self, flow: FlowId) -> (&mut MhElnTracker, &mut Meters) {
+        self.conn(flow);
+        (&mut self.mh, &mut self.meters)
     }
 }
 
@@ -451,7 +443,7 @@ impl BsAgent for Snoop {
     }
 
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
-        self.handle(now, ctx, pkt, out)
+        on_packet(self, now, ctx, pkt, out)
     }
 
     /// A data packet lost to the BS's own output queue is a congestion

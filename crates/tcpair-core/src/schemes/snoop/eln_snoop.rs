@@ -11,11 +11,11 @@
 //! State: 4 bytes per remembered segment number, forgotten below the MH's
 //! cumulative ACK.
 
-use super::eln_track::{account, mark, MhElnTracker};
+use super::eln_track::{account, mark, on_packet, MhElnTracker, SnoopHalves};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
 use crate::engine::Time;
 use crate::error::{from_value, ConfigError};
-use crate::packet::{flags, FlowId, NodeId, Packet, PktKind, SeqWindow};
+use crate::packet::{flags, FlowId, NodeId, Packet, SeqWindow};
 use serde::Deserialize;
 
 pub const INFO: AgentInfo = AgentInfo {
@@ -65,6 +65,7 @@ impl ElnSnoop {
     }
 
     /// A DUPACK from the MH: ELN if the BS forwarded the wanted packet.
+    #[inline]
     fn ack_from_mh(&mut self, now: Time, pkt: &mut Packet) {
         let i = self.conn(pkt.flow);
         let c = &mut self.conns[i];
@@ -84,37 +85,38 @@ impl ElnSnoop {
     }
 }
 
+impl SnoopHalves for ElnSnoop {
+    /// Remember that the BS forwarded this segment toward the MH.
+    #[inline]
+    fn on_data_to_mh(&mut self, now: Time, pkt: &Packet) {
+        let i = self.conn(pkt.flow);
+        let w = &mut self.conns[i].forwarded;
+        let before = w.len();
+        mark(w, pkt.seq);
+        account(now, pkt.flow, before, w.len(), &mut self.meters);
+    }
+
+    /// Marked or not, never absorbed.
+    #[inline]
+    fn on_ack_from_mh(&mut self, now: Time, pkt: &mut Packet, _out: &mut BsOut) -> Verdict {
+        self.ack_from_mh(now, pkt);
+        Verdict::Forward
+    }
+
+    #[inline]
+    fn mh_half(&mut self, flow: FlowId) -> (&mut MhElnTracker, &mut Meters) {
+        self.conn(flow);
+        (&mut self.mh, &mut self.meters)
+    }
+}
+
 impl BsAgent for ElnSnoop {
     fn name(&self) -> &'static str {
         INFO.name
     }
 
-    fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, _out: &mut BsOut) -> Verdict {
-        match pkt.kind {
-            PktKind::Data => {
-                if ctx.toward_wireless() {
-                    let i = self.conn(pkt.flow);
-                    let w = &mut self.conns[i].forwarded;
-                    let before = w.len();
-                    mark(w, pkt.seq);
-                    account(now, pkt.flow, before, w.len(), &mut self.meters);
-                }
-                if ctx.from_wireless() {
-                    self.conn(pkt.flow);
-                    self.mh.on_data_from_mh(now, pkt, &mut self.meters);
-                }
-            }
-            PktKind::Ack => {
-                if ctx.from_wireless() {
-                    self.ack_from_mh(now, pkt);
-                }
-                if ctx.toward_wireless() {
-                    self.conn(pkt.flow);
-                    self.mh.on_ack_to_mh(now, pkt, &mut self.meters);
-                }
-            }
-        }
-        Verdict::Forward
+    fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
+        on_packet(self, now, ctx, pkt, out)
     }
 
     fn couples_connections(&self) -> bool {
@@ -146,6 +148,7 @@ impl BsAgent for ElnSnoop {
 mod tests {
     use super::*;
     use crate::bs::testing::{earliest, pkt, DOWN, UP};
+    use crate::packet::PktKind;
 
     #[test]
     fn dupacks_for_forwarded_packets_get_eln_others_not() {

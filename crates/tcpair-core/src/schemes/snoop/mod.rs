@@ -8,8 +8,10 @@
 //!   `snoop_output()`/`snoop_input()`; its packets in `bs::cache`, one
 //!   store for all of an agent's connections), [`eln_snoop`] (`eln_snoop`: no cache,
 //!   ELN on DUPACKs for packets the BS forwarded) and [`eln_track`] (the
-//!   MH -> FH half both share: holes in what arrives from the MH get ELN on
-//!   the FH's DUPACKs); [`params`]: Snoop's parameters and their defaults.
+//!   MH -> FH half every Snoop agent shares: holes in what arrives from the
+//!   MH get ELN on the FH's DUPACKs; and `on_packet`, which hands each
+//!   packet to the agent's half its direction names); [`params`]: Snoop's
+//!   parameters and their defaults.
 //! - [`ns2`] (`snoop_ns2`): Snoop as ns-2.35's `tcp/snoop.cc` builds it, the
 //!   comparator Chen et al. 2002 and the CLRP paper ran (first DUPACK passed
 //!   on, 100 ms timer floor, no backoff, no Karn), its per-connection state

@@ -33,7 +33,7 @@
 //!   waits for if it is cached.
 //! - MH -> FH: the same ELN tracking as `snoop` (`eln_track`).
 
-use super::eln_track::MhElnTracker;
+use super::eln_track::{on_packet, MhElnTracker, SnoopHalves};
 use super::ns2_conn::{held, insert, Cached, Conn, Insert};
 use super::ns2_params::{parse, Ns2Params};
 use crate::bs::{conn_slot, AgentInfo, BsAgent, BsCtx, BsOut, Meters, Verdict};
@@ -323,30 +323,23 @@ impl SnoopNs2 {
             conn.timer = Some(now + conn.timeout(&p));
         }
     }
+}
 
-    fn handle(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
-        match pkt.kind {
-            PktKind::Data => {
-                if ctx.toward_wireless() {
-                    self.snoop_data(now, pkt);
-                }
-                if ctx.from_wireless() {
-                    self.conn(pkt.flow);
-                    self.mh.on_data_from_mh(now, pkt, &mut self.meters);
-                }
-                Verdict::Forward
-            }
-            PktKind::Ack => {
-                if ctx.from_wireless() && self.snoop_ack(now, pkt, out) == Verdict::Absorb {
-                    return Verdict::Absorb;
-                }
-                if ctx.toward_wireless() {
-                    self.conn(pkt.flow);
-                    self.mh.on_ack_to_mh(now, pkt, &mut self.meters);
-                }
-                Verdict::Forward
-            }
-        }
+impl SnoopHalves for SnoopNs2 {
+    #[inline]
+    fn on_data_to_mh(&mut self, now: Time, pkt: &Packet) {
+        self.snoop_data(now, pkt);
+    }
+
+    #[inline]
+    fn on_ack_from_mh(&mut self, now: Time, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
+        self.snoop_ack(now, pkt, out)
+    }
+
+    #[inline]
+    fn mh_half(&mut self, flow: FlowId) -> (&mut MhElnTracker, &mut Meters) {
+        self.conn(flow);
+        (&mut self.mh, &mut self.meters)
     }
 }
 
@@ -356,7 +349,7 @@ impl BsAgent for SnoopNs2 {
     }
 
     fn on_packet(&mut self, now: Time, ctx: &BsCtx, pkt: &mut Packet, out: &mut BsOut) -> Verdict {
-        self.handle(now, ctx, pkt, out)
+        on_packet(self, now, ctx, pkt, out)
     }
 
     fn on_queue_drop(&mut self, now: Time, pkt: &Packet) {

@@ -178,7 +178,7 @@ impl TcpSender {
         }
         if ack.rwnd != self.rwnd {
             // A window update: not a duplicate ACK (RFC 5681 §2).
-            self.on_rwnd(now, ack.rwnd);
+            self.on_rwnd(now, a, ack.rwnd);
             if a <= self.snd_una {
                 self.send_much(now, out);
                 return;
@@ -405,6 +405,7 @@ impl TcpSender {
 
     /// Put one transmission in `out` and do the bookkeeping common to all.
     fn transmit(&mut self, now: Time, seq: u32, out: &mut SenderOutput) {
+        debug_assert!(seq < self.limit, "segment {seq} beyond the transfer's end");
         let retransmit = seq < self.max_sent;
         out.segs.push(SendSeg { seq, retransmit });
         self.stats.sent += 1;

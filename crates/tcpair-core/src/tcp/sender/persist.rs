@@ -20,11 +20,13 @@ pub(super) struct Frozen {
 }
 
 impl TcpSender {
-    /// Take the window `rwnd` advertised by an ACK: freeze on a zero window,
-    /// resume on a reopened one.
-    pub(super) fn on_rwnd(&mut self, now: Time, rwnd: u32) {
+    /// Take the window `rwnd` advertised by an ACK of `ack`: freeze on a zero
+    /// window, resume on a reopened one. A finite transfer that this ACK
+    /// leaves complete has nothing to hold back or probe with: it does not
+    /// freeze.
+    pub(super) fn on_rwnd(&mut self, now: Time, ack: u32, rwnd: u32) {
         self.rwnd = rwnd;
-        if rwnd == 0 && self.frozen.is_none() {
+        if rwnd == 0 && self.frozen.is_none() && ack.max(self.snd_una) < self.limit {
             let interval = self.rto.rto();
             self.frozen = Some(Frozen {
                 cwnd: self.cwnd,
@@ -64,9 +66,15 @@ impl TcpSender {
     /// After an ACK while frozen: the timer stays the probe's (the ACK may
     /// have re-armed the retransmission timer), and the frozen window is the
     /// one this ACK left (data in flight when the zero window came is still
-    /// acknowledged and grows it as usual).
+    /// acknowledged and grows it as usual). An ACK that completes a finite
+    /// transfer ends the freeze: no segment is left to probe with, and the
+    /// timer stays stopped.
     pub(super) fn keep_probe_timer(&mut self) {
         if let Some(f) = self.frozen.as_mut() {
+            if self.snd_una >= self.limit {
+                self.frozen = None;
+                return;
+            }
             f.cwnd = self.cwnd;
             f.ssthresh = self.ssthresh;
             self.rto_deadline = Some(f.probe_at);
@@ -104,15 +112,21 @@ mod tests {
 
     /// A sender with 10 segments in flight (cwnd 10, ssthresh 8).
     fn sender() -> (TcpSender, SenderOutput) {
+        sender_of(None)
+    }
+
+    /// [`sender`] of a transfer of `total` segments (None: bulk).
+    fn sender_of(total: Option<u64>) -> (TcpSender, SenderOutput) {
         let mut s = TcpSender::new(TcpConfig {
             window: 100,
             initial_cwnd: 10.0,
             initial_ssthresh: 8.0,
+            total_segments: total,
             ..TcpConfig::default()
         });
         let mut out = SenderOutput::default();
         s.start(0, &mut out);
-        assert_eq!(out.segs.len(), 10);
+        assert_eq!(out.segs.len() as u64, total.unwrap_or(10).min(10));
         (s, out)
     }
 
@@ -207,6 +221,54 @@ mod tests {
         assert_eq!(s.stats().window_cuts, 0);
         // The retransmission timer is back.
         assert!(s.rto_deadline().unwrap() <= 5 * SEC + s.current_rto());
+    }
+
+    #[test]
+    fn a_finished_transfer_sends_nothing_through_a_handoff() {
+        let (mut s, mut out) = sender_of(Some(1));
+        s.on_ack(50 * MS, &ack(1, u32::MAX), &mut out);
+        assert!(s.finished());
+        out.clear();
+        // The warning's zero window, probes' time, the reconnection ACKs.
+        s.on_ack(8 * SEC, &ack(1, 0), &mut out);
+        assert!(!s.is_frozen());
+        assert_eq!(s.rto_deadline(), None, "no probe is due");
+        s.on_timer(70 * SEC, &mut out);
+        for _ in 0..3 {
+            s.on_ack(70 * SEC, &ack(1, u32::MAX), &mut out);
+        }
+        s.on_timer(200 * SEC, &mut out);
+        assert!(out.segs.is_empty(), "{:?}", out.segs);
+        assert!(out.events.is_empty());
+        let st = s.stats();
+        assert_eq!(
+            (st.sent, st.freezes, st.zero_window_probes, st.timeouts),
+            (1, 0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn the_last_ack_while_frozen_ends_the_freeze() {
+        // The ten segments in flight are the whole transfer.
+        let (mut s, mut out) = sender_of(Some(10));
+        s.on_ack(100 * MS, &ack(4, 0), &mut out);
+        assert!(s.is_frozen());
+        out.clear();
+        s.on_ack(110 * MS, &ack(10, 0), &mut out);
+        assert!(s.finished() && !s.is_frozen());
+        assert_eq!(s.rto_deadline(), None, "no probe is due");
+        s.on_ack(2 * SEC, &ack(10, u32::MAX), &mut out);
+        assert!(out.segs.is_empty(), "{:?}", out.segs);
+        assert_eq!(s.stats().zero_window_probes, 0);
+    }
+
+    #[test]
+    fn a_zero_window_that_completes_the_transfer_freezes_nothing() {
+        let (mut s, mut out) = sender_of(Some(10));
+        out.clear();
+        s.on_ack(50 * MS, &ack(10, 0), &mut out);
+        assert!(s.finished() && !s.is_frozen());
+        assert_eq!((s.stats().freezes, s.rto_deadline()), (0, None));
     }
 
     #[test]
