@@ -116,6 +116,22 @@ def decode_utf8(data: bytes, name: str) -> str:
         raise ScenarioError(f"{name}: not valid UTF-8 at byte {exc.start}") from None
 
 
+def read_toml(path: Path, what: str) -> Any:
+    """The TOML file ``path`` (a scenario or sweep file, ``what`` says which) as plain
+    data, or a one-line ScenarioError naming the file: not UTF-8, not valid TOML, nested
+    too deeply for the reader, or not readable."""
+    import tomllib
+
+    try:
+        return tomllib.loads(decode_utf8(path.read_bytes(), str(path)))
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: lists and tables are nested too deeply") from None
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read {what}: {exc.strerror}") from None
+
+
 __all__ = [
     "BROWSER_FILES",
     "MAX_DEPTH",
@@ -126,4 +142,5 @@ __all__ = [
     "check_source",
     "decode_utf8",
     "first_names",
+    "read_toml",
 ]

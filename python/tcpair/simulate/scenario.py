@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tcpair._errors import ScenarioError
-from tcpair.base.plain import check_plain, check_seed, check_source, decode_utf8
+from tcpair.base.plain import check_plain, check_seed, check_source, read_toml
 from tcpair.base.plugin_dirs import add_dirs
 
 Scenario = dict[str, Any]
@@ -31,15 +31,7 @@ def load_scenario(source: Mapping[str, Any] | str | Path) -> Scenario:
         check_plain(source)
         return _deepcopy(dict(source))
     path = _resolve(source)
-    try:
-        text = decode_utf8(path.read_bytes(), str(path))
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ScenarioError(f"{path}: lists and tables are nested too deeply") from None
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read scenario file: {exc.strerror}") from None
+    data = read_toml(path, "scenario file")
     check_plain(data)
     add_dirs([path.parent])  # a plug-in module beside the scenario file (tcpair.simulate.plugins)
     return data

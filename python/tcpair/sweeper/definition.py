@@ -34,7 +34,6 @@ import hashlib
 import itertools
 import json
 import os
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +41,7 @@ from typing import Any
 
 from tcpair._errors import ScenarioError
 from tcpair.base.paths import shipped_sweeps, sweep_path
-from tcpair.base.plain import check_plain, decode_utf8
+from tcpair.base.plain import check_plain, read_toml
 from tcpair.simulate.binding import TABLES as API_TABLES
 from tcpair.simulate.plugins import fingerprint
 from tcpair.simulate.scenario import Scenario, load_scenario, set_path
@@ -351,14 +350,7 @@ def load_sweep(source: Mapping[str, Any] | str | Path) -> SweepSpec:
         if shipped is None:
             raise ScenarioError(f"{source}: no such sweep file")
         path = shipped
-    try:
-        raw = tomllib.loads(decode_utf8(path.read_bytes(), str(path)))
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ScenarioError(f"{path}: lists and tables are nested too deeply") from None
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read sweep file: {exc.strerror}") from None
+    raw = read_toml(path, "sweep file")
     check_plain(raw)
     try:
         spec = parse_sweep(raw, base_dir=path.parent)

@@ -116,6 +116,17 @@ def _beside(runs: pd.DataFrame, judged: str, verdict_of: Callable[[str], Claim])
     return " ".join(out)
 
 
+def _judged(runs: pd.DataFrame, verdict_of: Callable[[str], Claim]) -> Claim:
+    """The claim judged against the paper's comparator (ns-2's Snoop when it ran), with
+    the same rule against the other Snoops told beside it."""
+    snoop = comparator(runs)
+    claim = verdict_of(snoop)
+    beside = _beside(runs, snoop, verdict_of)
+    if beside and claim.verdict != NA:
+        claim.detail += f" {beside}"
+    return claim
+
+
 def _short(detail: str, n: int = 160) -> str:
     d = detail.rstrip(".")
     return d if len(d) <= n else d[: n - 3] + "..."
@@ -197,12 +208,7 @@ def _close(runs: pd.DataFrame, x_axis: str, fig: str, snoop: str) -> Claim:
 
 
 def claim_close(runs: pd.DataFrame, x_axis: str, fig: str) -> Claim:
-    snoop = comparator(runs)
-    claim = _close(runs, x_axis, fig, snoop)
-    beside = _beside(runs, snoop, lambda s: _close(runs, x_axis, fig, s))
-    if beside and claim.verdict != NA:
-        claim.detail += f" {beside}"
-    return claim
+    return _judged(runs, lambda s: _close(runs, x_axis, fig, s))
 
 
 def _gain(runs: pd.DataFrame, x_axis: str, snoop: str) -> Claim:
@@ -240,12 +246,7 @@ def _in_gain_range(iv: Interval) -> str:
 
 
 def claim_gain(runs: pd.DataFrame, x_axis: str) -> Claim:
-    snoop = comparator(runs)
-    claim = _gain(runs, x_axis, snoop)
-    beside = _beside(runs, snoop, lambda s: _gain(runs, x_axis, s))
-    if beside and claim.verdict != NA:
-        claim.detail += f" {beside}"
-    return claim
+    return _judged(runs, lambda s: _gain(runs, x_axis, s))
 
 
 def _onset(runs: pd.DataFrame, x_axis: str, snoop: str) -> Claim:
@@ -281,12 +282,7 @@ def _onset(runs: pd.DataFrame, x_axis: str, snoop: str) -> Claim:
 
 
 def claim_dup_onset(runs: pd.DataFrame, x_axis: str) -> Claim:
-    snoop = comparator(runs)
-    claim = _onset(runs, x_axis, snoop)
-    beside = _beside(runs, snoop, lambda s: _onset(runs, x_axis, s))
-    if beside and claim.verdict != NA:
-        claim.detail += f" {beside}"
-    return claim
+    return _judged(runs, lambda s: _onset(runs, x_axis, s))
 
 
 def _worst(runs: pd.DataFrame, x_axis: str, snoop: str) -> Claim:
@@ -313,12 +309,7 @@ def _worst(runs: pd.DataFrame, x_axis: str, snoop: str) -> Claim:
 
 
 def claim_dup_worst(runs: pd.DataFrame, x_axis: str) -> Claim:
-    snoop = comparator(runs)
-    claim = _worst(runs, x_axis, snoop)
-    beside = _beside(runs, snoop, lambda s: _worst(runs, x_axis, s))
-    if beside and claim.verdict != NA:
-        claim.detail += f" {beside}"
-    return claim
+    return _judged(runs, lambda s: _worst(runs, x_axis, s))
 
 
 __all__ = [
