@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import ignores_sigint, start_as_in_a_terminal
 
 pytest.importorskip("tcpair._core")
 
@@ -175,7 +176,7 @@ LONG_RUN = ["run.duration=1e6"]
 
 def _start(code: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen(
+    return start_as_in_a_terminal(
         [sys.executable, "-c", textwrap.dedent(code)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -190,6 +191,7 @@ def _interrupt_after_start(proc: subprocess.Popen[str]) -> tuple[float, str, str
     assert proc.stdout.readline().strip() == "started"
     time.sleep(1.0)
     assert proc.poll() is None, "the long run ended by itself"
+    assert not ignores_sigint(proc.pid), "the child ignores SIGINT"
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
     try:

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from procs import ctrl_c, tcpair_env
+from procs import ctrl_c, start_as_in_a_terminal, tcpair_env
 
 import tcpair
 from tcpair import ScenarioError
@@ -324,13 +324,12 @@ def test_what_watch_raises_stops_the_sweep_and_a_rerun_completes_it(tmp_path: Pa
 def _sweep_in_a_terminal(sweep_file: Path, out: Path, *options: str) -> subprocess.Popen[str]:
     """`tcpair sweep` in a session of its own, as a terminal runs it (Ctrl-C then
     reaches its whole process group), returned once a first group of its runs is stored."""
-    proc = subprocess.Popen(
+    proc = start_as_in_a_terminal(
         [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out), *options],
         env=tcpair_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None and not _stored_runs(out / "runs"):
