@@ -8,13 +8,18 @@ independently of) the Rust core: it honours the JSON contract of
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from leaks import (  # noqa: F401  (autouse fixtures: every test is checked)
+    unchanged_process_state,
+    unchanged_process_state_by_module,
+)
 
 import tcpair._errors as errors_mod
 from tcpair import ScenarioError
@@ -162,6 +167,43 @@ def fake_core(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     mod.SimulationError = errors_mod.SimulationError  # type: ignore[attr-defined]
     monkeypatch.setattr(errors_mod, "_core", mod)
     yield mod
+
+
+def _restoring(variables: Callable[[], set[str]]) -> Iterator[None]:
+    """Fixture body: the environment ``variables()`` (asked after the test) back as before."""
+    before = dict(os.environ)
+    yield
+    for key in variables():
+        if key in before:
+            os.environ[key] = before[key]
+        else:
+            os.environ.pop(key, None)
+
+
+def _dask_sets() -> set[str]:
+    # A nanny sets these in its own process (for the worker it spawns) and leaves them.
+    keys = {"PYTHONHASHSEED", "__DASK_PARENT_PID"}
+    if "distributed" in sys.modules:
+        import dask
+
+        keys |= set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {})
+    return keys
+
+
+@pytest.fixture
+def restores_what_dask_sets() -> Iterator[None]:
+    """For a test that starts a local Dask cluster in this process: its nannies set
+    variables in this process's environment for their workers (``MALLOC_TRIM_THRESHOLD_``,
+    ``OMP_NUM_THREADS``..., ``PYTHONHASHSEED``, ``__DASK_PARENT_PID``) and leave them
+    there, where every later child process would inherit them."""
+    yield from _restoring(_dask_sets)
+
+
+@pytest.fixture
+def restores_what_polars_sets() -> Iterator[None]:
+    """For a test that imports polars: the import sets ``_RJEM_MALLOC_CONF`` (its
+    allocator's settings) in this process's environment and leaves it there."""
+    yield from _restoring(lambda: {"_RJEM_MALLOC_CONF"})
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -78,6 +78,7 @@ def test_kept_tables_are_stored_per_run(tmp_path: Path) -> None:
     assert Store(tmp_path / "s").load_table("timeseries").empty
 
 
+@pytest.mark.usefixtures("restores_what_polars_sets")
 def test_other_readers(tmp_path: Path) -> None:
     tcpair.sweep(small_sweep([0.01], seeds=1), tmp_path / "s", jobs=1, progress=False)
     path = str(tmp_path / "s" / "runs.parquet")
@@ -120,6 +121,7 @@ def test_a_resumed_sweep_leaves_its_definition_and_manifest_as_they_were(tmp_pat
     assert Store(out).check() == []  # the manifest holds the new definition's checksum
 
 
+@pytest.mark.usefixtures("restores_what_dask_sets")
 def test_backends_give_identical_results(tmp_path: Path) -> None:
     spec = small_sweep([0.0, 0.02, 0.05], seeds=2)
     tables = []
@@ -396,6 +398,7 @@ class KillingDask(DaskBackend):
         yield from super().map_unordered(kill_first_attempt, wrapped, keys, tick)
 
 
+@pytest.mark.usefixtures("restores_what_dask_sets")
 def test_dask_worker_killed_mid_run(tmp_path: Path) -> None:
     import cloudpickle
 
