@@ -14,6 +14,7 @@ import sys
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from leaks import (  # noqa: F401  (autouse fixtures: every test is checked)
@@ -222,6 +223,17 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
 def cli(capsys: pytest.CaptureFixture[str]):
     """Callable running the CLI in-process."""
     return lambda *args: run_cli(capsys, *args)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """With pytest-randomly (the test extras install it), the tests run in an order of
+    its seed, printed in the header and, as ``-q`` leaves the header out, here too:
+    ``-p randomly --randomly-seed=N`` runs them in the same order again."""
+    if config.pluginmanager.hasplugin("randomly"):
+        seed = config.getoption("randomly_seed")
+        terminalreporter.write_line(
+            f"tests ran in random order; the same order again: -p randomly --randomly-seed={seed}"
+        )
 
 
 def core_available() -> bool:
