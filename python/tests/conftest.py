@@ -1,4 +1,6 @@
-"""Shared fixtures: a stand-in for the compiled core and CLI helpers.
+"""Shared fixtures: a stand-in for the compiled core and CLI helpers; the check
+that no test leaves this process's signal handlers, environment or working
+directory changed (leaks.py), and fixtures that put back what libraries set.
 
 The fake core lets the API, CLI and report code be tested before (and
 independently of) the Rust core: it honours the JSON contract of
