@@ -1,4 +1,6 @@
-"""Shared fixtures: a stand-in for the compiled core and CLI helpers.
+"""Shared fixtures: a stand-in for the compiled core and CLI helpers; the check
+that no test leaves this process's signal handlers, environment or working
+directory changed (leaks.py), and fixtures that put back what libraries set.
 
 The fake core lets the API, CLI and report code be tested before (and
 independently of) the Rust core: it honours the JSON contract of
@@ -8,13 +10,19 @@ independently of) the Rust core: it honours the JSON contract of
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from leaks import (  # noqa: F401  (autouse fixtures: every test is checked)
+    unchanged_process_state,
+    unchanged_process_state_by_module,
+)
 
 import tcpair._errors as errors_mod
 from tcpair import ScenarioError
@@ -164,6 +172,43 @@ def fake_core(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     yield mod
 
 
+def _restoring(variables: Callable[[], set[str]]) -> Iterator[None]:
+    """Fixture body: the environment ``variables()`` (asked after the test) back as before."""
+    before = dict(os.environ)
+    yield
+    for key in variables():
+        if key in before:
+            os.environ[key] = before[key]
+        else:
+            os.environ.pop(key, None)
+
+
+def _dask_sets() -> set[str]:
+    # A nanny sets these in its own process (for the worker it spawns) and leaves them.
+    keys = {"PYTHONHASHSEED", "__DASK_PARENT_PID"}
+    if "distributed" in sys.modules:
+        import dask
+
+        keys |= set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {})
+    return keys
+
+
+@pytest.fixture
+def restores_what_dask_sets() -> Iterator[None]:
+    """For a test that starts a local Dask cluster in this process: its nannies set
+    variables in this process's environment for their workers (``MALLOC_TRIM_THRESHOLD_``,
+    ``OMP_NUM_THREADS``..., ``PYTHONHASHSEED``, ``__DASK_PARENT_PID``) and leave them
+    there, where every later child process would inherit them."""
+    yield from _restoring(_dask_sets)
+
+
+@pytest.fixture
+def restores_what_polars_sets() -> Iterator[None]:
+    """For a test that imports polars: the import sets ``_RJEM_MALLOC_CONF`` (its
+    allocator's settings) in this process's environment and leaves it there."""
+    yield from _restoring(lambda: {"_RJEM_MALLOC_CONF"})
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """Run ``tcpair ARGS`` in-process; return (exit code, stdout, stderr)."""
     capsys.readouterr()
@@ -180,6 +225,17 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
 def cli(capsys: pytest.CaptureFixture[str]):
     """Callable running the CLI in-process."""
     return lambda *args: run_cli(capsys, *args)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """With pytest-randomly (the test extras install it), the tests run in an order of
+    its seed, printed in the header and, as ``-q`` leaves the header out, here too:
+    ``-p randomly --randomly-seed=N`` runs them in the same order again."""
+    if config.pluginmanager.hasplugin("randomly"):
+        seed = config.getoption("randomly_seed")
+        terminalreporter.write_line(
+            f"tests ran in random order; the same order again: -p randomly --randomly-seed={seed}"
+        )
 
 
 def core_available() -> bool:

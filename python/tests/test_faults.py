@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from procs import ctrl_c, tcpair_env
+from procs import ctrl_c, start_as_in_a_terminal, tcpair_env
 
 import tcpair
 from tcpair.results.store import Store
@@ -152,13 +152,12 @@ def test_ctrl_c_with_an_idle_sweep_worker_prints_no_traceback(tmp_path: Path) ->
     parent, which stops them (docs/reliability.md)."""
     script = tmp_path / "slow_parent.py"
     script.write_text(_SLOW_PARENT)
-    proc = subprocess.Popen(
+    proc = start_as_in_a_terminal(
         [sys.executable, str(script)],
         env=tcpair_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
     )
     assert proc.stdout is not None
     assert proc.stdout.readline() == "one idle\n"

@@ -6,7 +6,8 @@ arbitrary values where a scenario should be. Whatever comes in, the API returns
 a result that keeps its invariants (packets conserved, finite non-negative
 numbers, goodput at most the bottleneck's capacity, delays at least the
 propagation delay, the same result twice) or raises ``ScenarioError``,
-``SimulationError`` or a ``TypeError`` with a one-line message; the CLI exits 0
+``SimulationError`` with a one-line message, or a ``TypeError`` with one of the
+API's own messages for an argument of the wrong type; the CLI exits 0
 or 2 with at most one line on stderr and never a traceback. Each example has a
 wall-clock deadline.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,24 @@ FUZZ = settings(
     derandomize=EXAMPLES <= 100,  # the short budget is the same on every run
 )
 ALLOWED = (tcpair.ScenarioError, tcpair.SimulationError, TypeError)
+
+# The API's own messages for an argument of the wrong type (``raise TypeError`` in
+# python/tcpair: the checks of a scenario, a seed, a folder, a count, a trace,
+# overrides and a sweep), as patterns of the whole message. Any other TypeError
+# (say ``None + 1`` deep inside) is a bug the fuzz suite must report.
+API_TYPE_ERRORS = tuple(
+    re.compile(p)
+    for p in (
+        r"scenario: expected a TOML file path, a shipped scenario's name or a dict, got \w+",
+        r"seed: expected a whole number from 0 to 2\*\*63 - 1, got .+",
+        r"\w+: expected a folder's path, got \w+",
+        r"\w+: expected a whole number >= 1, got .+",
+        r"trace: expected True, False or a file's path, got \w+",
+        r"overrides: expected a dict or a list of 'dotted\.key=value' strings, got \w+",
+        r"overrides: expected 'dotted\.key=value' strings, got .+",
+        r"sweep: expected a sweep file's path, a shipped sweep's name or a dict, got \w+",
+    )
+)
 
 EDGES = [
     0,
@@ -148,8 +168,14 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _one_line(exc: BaseException) -> None:
+    """``exc`` is an error the API may raise (:data:`ALLOWED`), its message one line:
+    a ``TypeError`` only with one of the API's own messages."""
     msg = str(exc)
     assert msg.strip() and "\n" not in msg and "Traceback" not in msg, repr(msg)
+    if isinstance(exc, TypeError):
+        assert any(p.fullmatch(msg) for p in API_TYPE_ERRORS), (
+            f"a TypeError that is not one of the API's own: {msg!r}"
+        )
 
 
 def _numbers_ok(v: Any, path: str = "result") -> None:
@@ -306,3 +332,38 @@ def test_cli_runs_generated_files(cli, tmp_path_factory: pytest.TempPathFactory,
         assert json.loads(out)["flows"] is not None
     else:
         assert len([ln for ln in err.splitlines() if ln.strip()]) == 1, err
+
+
+# -- the fuzz suite's own checks -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "args", "kwargs"),
+    [
+        ("run", (42,), {}),
+        ("validate", (b"x",), {}),
+        ("validate", ({},), {"seed": "abc"}),
+        ("run", ({},), {"seed": 1.5}),
+    ],
+)
+def test_the_apis_own_type_errors_pass(call: str, args: tuple, kwargs: dict) -> None:
+    """The patterns above match what the API says (a reworded message goes there too)."""
+    with pytest.raises(TypeError) as info:
+        getattr(tcpair, call)(*args, **kwargs)
+    _one_line(info.value)
+
+
+def test_an_internal_type_error_fails_the_fuzz_properties(monkeypatch) -> None:
+    """A ``None + 1`` inside the API is a bug the properties report, not an answer."""
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        return None + 1  # type: ignore[operator]
+
+    monkeypatch.setattr(tcpair, "run", broken)
+    monkeypatch.setattr(tcpair, "validate", broken)
+    for prop in (
+        test_api_random_scenarios_keep_the_invariants,
+        test_api_arbitrary_values_are_errors_not_crashes,
+    ):
+        with pytest.raises(AssertionError, match=r"not one of the API's own.*'NoneType'"):
+            prop()

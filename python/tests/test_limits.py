@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import ignores_sigint, start_as_in_a_terminal
 
 pytest.importorskip("tcpair._core")
 
@@ -219,7 +220,7 @@ LONG_RUN = ["run.duration=1e6"]
 
 def _start(code: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen(
+    return start_as_in_a_terminal(
         [sys.executable, "-c", textwrap.dedent(code)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -231,14 +232,15 @@ def _start(code: str) -> subprocess.Popen[str]:
 def _interrupt_after_start(proc: subprocess.Popen[str]) -> tuple[float, str, str]:
     """Wait for the child to say it is running, wait a bit, SIGINT it; seconds to exit."""
     assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "started"
-    time.sleep(1.0)
-    assert proc.poll() is None, "the long run ended by itself"
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
     try:
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(1.0)
+        assert proc.poll() is None, "the long run ended by itself"
+        assert not ignores_sigint(proc.pid), "the child ignores SIGINT"
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
-    finally:
+    finally:  # a child left running would run its 1e6 s on
         if proc.poll() is None:
             proc.kill()
             proc.wait()

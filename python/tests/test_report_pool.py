@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from procs import ctrl_c, tcpair_env
+from procs import ctrl_c, start_as_in_a_terminal, tcpair_env
 
 from tcpair import ScenarioError
 from tcpair.reporting.site import Reports
@@ -81,13 +81,12 @@ def test_ctrl_c_while_a_report_worker_waits_prints_no_traceback(tmp_path: Path) 
     """Ctrl-C reaches the whole process group, report workers too: they leave it to
     the parent, which stops them and says how to resume."""
     cmd = [sys.executable, "-m", "tcpair", "reproduce", "baseline", "compare-all", "--quick"]
-    proc = subprocess.Popen(
+    proc = start_as_in_a_terminal(
         [*cmd, "--jobs", "2", "--out", str(tmp_path)],
         env=tcpair_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
     )
     # The first report drawn, its worker waits for the next while the second sweep runs.
     first = tmp_path / "baseline" / "report" / "index.html"

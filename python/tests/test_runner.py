@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from procs import ctrl_c, tcpair_env
+from procs import ctrl_c, start_as_in_a_terminal, tcpair_env
 
 import tcpair
 from tcpair import ScenarioError
@@ -78,6 +78,7 @@ def test_kept_tables_are_stored_per_run(tmp_path: Path) -> None:
     assert Store(tmp_path / "s").load_table("timeseries").empty
 
 
+@pytest.mark.usefixtures("restores_what_polars_sets")
 def test_other_readers(tmp_path: Path) -> None:
     tcpair.sweep(small_sweep([0.01], seeds=1), tmp_path / "s", jobs=1, progress=False)
     path = str(tmp_path / "s" / "runs.parquet")
@@ -120,6 +121,7 @@ def test_a_resumed_sweep_leaves_its_definition_and_manifest_as_they_were(tmp_pat
     assert Store(out).check() == []  # the manifest holds the new definition's checksum
 
 
+@pytest.mark.usefixtures("restores_what_dask_sets")
 def test_backends_give_identical_results(tmp_path: Path) -> None:
     spec = small_sweep([0.0, 0.02, 0.05], seeds=2)
     tables = []
@@ -324,13 +326,12 @@ def test_what_watch_raises_stops_the_sweep_and_a_rerun_completes_it(tmp_path: Pa
 def _sweep_in_a_terminal(sweep_file: Path, out: Path, *options: str) -> subprocess.Popen[str]:
     """`tcpair sweep` in a session of its own, as a terminal runs it (Ctrl-C then
     reaches its whole process group), returned once a first group of its runs is stored."""
-    proc = subprocess.Popen(
+    proc = start_as_in_a_terminal(
         [sys.executable, "-m", "tcpair", "sweep", str(sweep_file), "--out", str(out), *options],
         env=tcpair_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None and not _stored_runs(out / "runs"):
@@ -397,6 +398,7 @@ class KillingDask(DaskBackend):
         yield from super().map_unordered(kill_first_attempt, wrapped, keys, tick)
 
 
+@pytest.mark.usefixtures("restores_what_dask_sets")
 def test_dask_worker_killed_mid_run(tmp_path: Path) -> None:
     import cloudpickle
 
