@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tcpair._errors import ScenarioError
-from tcpair.base.plain import check_plain, check_seed, check_source, read_toml
+from tcpair.base.plain import MAX_DEPTH, check_plain, check_seed, check_source, read_toml
 from tcpair.base.plugin_dirs import add_dirs
 
 Scenario = dict[str, Any]
@@ -103,10 +103,39 @@ def split_override(item: str) -> tuple[str, Any]:
     parts = key.split(".")
     if any(not p.strip() for p in parts):
         raise ScenarioError(f"--set {key}: empty component in the dotted key")
+    # tomllib reads arrays and inline tables recursively: whether a deep value ends in a
+    # RecursionError depends on the stack in use, so the depth is bounded before it reads.
+    if _nesting(value) > MAX_DEPTH:
+        raise ScenarioError(
+            f"--set {key}: lists and tables are nested more than {MAX_DEPTH} levels deep"
+        )
     try:
         return key, parse_value(value)
-    except RecursionError:  # tomllib reads arrays and inline tables recursively
+    except RecursionError:
         raise ScenarioError(f"--set {key}: lists and tables are nested too deeply") from None
+
+
+def _nesting(text: str) -> int:
+    """How deep the arrays and inline tables of a TOML value nest (brackets inside
+    quoted strings not counted)."""
+    depth = deepest = 0
+    quote, escaped = "", False
+    for c in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif c == "\\" and quote == '"':
+                escaped = True
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
 
 
 def _list_index(items: list[Any], part: str, where: str, key: str, what: str) -> int:
