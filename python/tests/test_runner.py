@@ -121,6 +121,16 @@ def test_a_resumed_sweep_leaves_its_definition_and_manifest_as_they_were(tmp_pat
     assert Store(out).check() == []  # the manifest holds the new definition's checksum
 
 
+def test_a_local_dask_cluster_leaves_this_process_s_environment_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """Its nannies set OMP_NUM_THREADS, MALLOC_TRIM_THRESHOLD_, ... here for their workers;
+    a notebook's later child processes would inherit them."""
+    before = dict(os.environ)
+    run_sweep(small_sweep([0.0], seeds=1), tmp_path / "s", progress=False, dask_local=1)
+    assert dict(os.environ) == before
+
+
 @pytest.mark.usefixtures("restores_what_dask_sets")
 def test_backends_give_identical_results(tmp_path: Path) -> None:
     spec = small_sweep([0.0, 0.02, 0.05], seeds=2)

@@ -5,6 +5,7 @@ is asked for (it is an extra: ``tcpair[dask]``)."""
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import deque
 from typing import Any
@@ -24,6 +25,9 @@ class DaskBackend(Backend):
     name = "dask"
 
     def __init__(self, scheduler: str | None = None, local_workers: int | None = None) -> None:
+        # A local cluster's nannies set variables in this process's environment for their
+        # workers (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ...): put back at close.
+        self._environ = dict(os.environ)
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -122,6 +126,16 @@ class DaskBackend(Backend):
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+            _restore_environ(self._environ)
+
+
+def _restore_environ(before: dict[str, str]) -> None:
+    """This process's environment as it was before the cluster started."""
+    for key in set(os.environ) - set(before):
+        del os.environ[key]
+    for key, value in before.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
 
 
 def _next_batch(done: Any, tick: float | None) -> list[Any]:
