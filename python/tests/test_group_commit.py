@@ -77,6 +77,22 @@ def test_runs_with_clashing_types_in_one_group_are_still_stored(tmp_path: Path) 
     assert df.loc["b", "label"] == "x" and df.loc["c", "label"] == str(2**70)
 
 
+@pytest.mark.parametrize("clash", [False, True])
+def test_a_column_only_a_later_run_of_the_group_has_is_stored(tmp_path: Path, clash: bool) -> None:
+    """A run on an 802.11 medium has MAC counters the group's first run lacks: they are
+    kept (they were dropped when the group's first run had none, so which columns a
+    store had depended on which run finished first)."""
+    store = Store(tmp_path / "s")
+    with store.writer():
+        group = Group(store)
+        group.add("a", [{"run_key": "a", "status": "ok", "label": 1}], {})
+        late = "x" if clash else 2  # a clash takes the one-run-at-a-time path
+        group.add("b", [{"run_key": "b", "status": "ok", "label": late, "run_mac_retries": 7}], {})
+        assert group.commit() == (2, 0)
+    df = Store(tmp_path / "s").load().set_index("run_key")
+    assert df.loc["b", "run_mac_retries"] == 7 and pd.isna(df.loc["a", "run_mac_retries"])
+
+
 def test_kept_tables_are_grouped_and_the_newest_copy_of_a_run_wins(tmp_path: Path) -> None:
     store = Store(tmp_path / "s")
     old = pa.table({"t": [1.0, 2.0]})

@@ -156,15 +156,23 @@ def _storable(v: Any) -> Any:
 
 
 def _rows_table(runs: Sequence[list[dict[str, Any]]]) -> pa.Table:
-    """One table of every run's rows. Types are inferred over the whole group;
-    runs whose values clash (an axis of numbers and texts) are built one by one
-    and unified as the store unifies its files."""
+    """One table of every run's rows, with every column any row has (a run on an
+    802.11 medium has MAC counters the others lack; a row without a column holds
+    null there). Types are inferred over the whole group; runs whose values clash
+    (an axis of numbers and texts) are built one by one and unified as the store
+    unifies its files."""
     try:
-        return pa.Table.from_pylist([row for rows in runs for row in rows])
+        return _table([row for rows in runs for row in rows])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        return concat(
-            [pa.Table.from_pylist([_storable_row(r) for r in rows]) for rows in runs]
-        )
+        return concat([_table([_storable_row(r) for r in rows]) for rows in runs])
+
+
+def _table(rows: Sequence[dict[str, Any]]) -> pa.Table:
+    """``rows`` as a table whose columns are the union of their keys, in the order
+    they first appear. (``pa.Table.from_pylist`` takes the first row's keys only, so
+    a column that first appears in a later row would be lost.)"""
+    names = list(dict.fromkeys(k for row in rows for k in row))
+    return pa.Table.from_pydict({k: [row.get(k) for row in rows] for k in names})
 
 
 def _storable_row(row: dict[str, Any]) -> dict[str, Any]:
