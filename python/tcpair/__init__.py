@@ -1,9 +1,12 @@
 """tcpair: a deterministic packet-level simulator of TCP over wired-cum-wireless networks.
 
-The simulation runs in a compiled Rust core (``tcpair._core``); this package
-holds the API, the CLI, sweeps, the results store and the experiments that
-reproduce the papers. The API's modules are imported on first use (``tcpair.run``
-imports ``tcpair.simulate.result``), so ``import tcpair`` and ``python3 -m tcpair`` stay light.
+The simulation runs in a compiled Rust core (``tcpair._core``); this package holds
+the API (here), and a subpackage per concern, bottom to top: ``base``, ``evidence``
+(statistics, verdicts), ``results`` (the results store), ``simulate`` (one run),
+``bench``, ``sweeper`` (sweeps and where they run), ``reporting`` (pages and plots),
+``reproduce`` (a folder per paper), ``ns2`` and ``cli`` (docs/architecture.md). The
+API's modules are imported on first use (``tcpair.run`` imports
+``tcpair.simulate.result``), so ``import tcpair`` and ``python3 -m tcpair`` stay light.
 """
 
 from __future__ import annotations
