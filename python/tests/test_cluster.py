@@ -67,10 +67,13 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
                 stderr=subprocess.DEVNULL,
             )
         )
-        from distributed import Client
-
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=60)
+        # Waited for from a process of its own, as the sweeps below run: a Dask client in
+        # the test process would share that process's state with every test before it.
+        wait = (
+            "from distributed import Client\n"
+            f"Client({address!r}, timeout='30s').wait_for_workers(2, timeout=60)"
+        )
+        subprocess.run([sys.executable, "-c", wait], env=tcpair_env(), check=True, timeout=120)
         yield address, work
     finally:
         for p in reversed(procs):
@@ -83,8 +86,17 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
                 p.wait()
 
 
+def _tcpair(*args: str, cwd: Path) -> tuple[int, str, str]:
+    """``tcpair ARGS`` as a process of its own, as a cluster's user runs it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tcpair", *args],
+        cwd=cwd, env=tcpair_env(), capture_output=True, text=True, timeout=600,
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 def test_a_sweep_on_a_cluster_is_written_by_the_client_alone(
-    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: tuple[str, Path]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: tuple[str, Path]
 ) -> None:
     address, work = cluster
     here = tmp_path / "client"
@@ -95,14 +107,16 @@ def test_a_sweep_on_a_cluster_is_written_by_the_client_alone(
         'set = { "run.duration" = 0.5 }\n'
         '[[axis]]\nname = "p"\nparam = "links.wireless.forward.loss.p"\nvalues = [0.0, 0.05]\n'
     )
-    code, stdout, err = cli("sweep", "tiny.toml", "--out", "store", "--scheduler", address)
+    code, stdout, err = _tcpair(
+        "sweep", "tiny.toml", "--out", "store", "--scheduler", address, cwd=here
+    )
     assert code == 0, err
     assert "80 runs executed (0 failed)" in " ".join(stdout.split())
     assert Store("store").check() == []
     assert [p for p in work.rglob("*") if p.is_file()] == [], "a worker wrote a file"
     df = tcpair.load_results("store")
     assert len(df) == 80 and df["run_key"].is_unique and set(df["status"]) == {"ok"}
-    code, _, err = cli("sweep", "tiny.toml", "--out", "ref", "--jobs", "1")
+    code, _, err = _tcpair("sweep", "tiny.toml", "--out", "ref", "--jobs", "1", cwd=here)
     assert code == 0, err
     volatile = ["run_wall_s", "finished_at"]
 
@@ -113,7 +127,7 @@ def test_a_sweep_on_a_cluster_is_written_by_the_client_alone(
 
 
 def test_workers_elsewhere_import_a_detector_beside_the_scenario(
-    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: tuple[str, Path]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: tuple[str, Path]
 ) -> None:
     """A Python detector in a module beside the scenario file: the workers, in a
     directory of their own, import it from the client's directory (docs/python.md)."""
@@ -134,9 +148,13 @@ def test_workers_elsewhere_import_a_detector_beside_the_scenario(
     (here / "exp" / "userdet.py").write_text(
         "from tcpair.examples.lda import LdaEq\n\n\nclass Mine(LdaEq):\n    pass\n"
     )
-    code, _, err = cli("sweep", str(here / "py_sweep.toml"), "--out", "py", "--scheduler", address)
+    code, _, err = _tcpair(
+        "sweep", str(here / "py_sweep.toml"), "--out", "py", "--scheduler", address, cwd=tmp_path
+    )
     assert code == 0, err
-    code, _, err = cli("sweep", str(here / "rs_sweep.toml"), "--out", "rs", "--jobs", "1")
+    code, _, err = _tcpair(
+        "sweep", str(here / "rs_sweep.toml"), "--out", "rs", "--jobs", "1", cwd=tmp_path
+    )
     assert code == 0, err
     py, rs = (tcpair.load_results(d).sort_values("seed") for d in ("py", "rs"))
     assert set(py["status"]) == {"ok"} and len(py) == 3
