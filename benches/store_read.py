@@ -23,8 +23,8 @@ import pyarrow.compute as pc
 
 import tcpair
 import tcpair.sweeper.runner
-from tcpair.sweeper.commit import GROUP_RUNS
 from tcpair.results.store import Store
+from tcpair.sweeper.commit import GROUP_RUNS
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "clrp_one_link.toml"
 
