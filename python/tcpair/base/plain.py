@@ -32,6 +32,17 @@ def _join(path: str, key: str | int, child: Any = None) -> str:
     return f"{path}.{key}" if path else key
 
 
+class NotFinite(ScenarioError):
+    """A number JSON cannot carry (``nan``, ``inf``). ``scenario`` is the whole scenario
+    it was found in (None when a part was checked), for a caller that asks the core
+    whether the key is known before telling of its value
+    (:func:`tcpair.simulate.binding.prepare`)."""
+
+    def __init__(self, message: str, scenario: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.scenario = scenario
+
+
 def check_plain(value: Any, where: str = "") -> None:
     """Raise :class:`ScenarioError` naming the first field JSON cannot carry."""
     stack: list[tuple[str, Any, int]] = [(where, value, 0)]
@@ -39,11 +50,7 @@ def check_plain(value: Any, where: str = "") -> None:
         path, v, depth = stack.pop()
         label = path or "the scenario"
         if isinstance(v, float) and not math.isfinite(v):
-            exc = ScenarioError(f"{label}: must be a finite number, got {v}")
-            # The whole scenario, for a caller that asks the core whether the key is
-            # known before telling of its value (tcpair.simulate.binding.prepare).
-            exc.scenario = None if where else value  # type: ignore[attr-defined]
-            raise exc
+            raise NotFinite(f"{label}: must be a finite number, got {v}", None if where else value)
         if not isinstance(v, Mapping | list | tuple):
             continue
         if depth >= MAX_DEPTH:
@@ -135,6 +142,7 @@ def read_toml(path: Path, what: str) -> Any:
 __all__ = [
     "BROWSER_FILES",
     "MAX_DEPTH",
+    "NotFinite",
     "check_count",
     "check_folder",
     "check_plain",

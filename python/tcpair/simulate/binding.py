@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tcpair._errors import PluginError, ScenarioError, SimulationError, require_core
+from tcpair.base.plain import NotFinite
 from tcpair.simulate.scenario import Overrides, Scenario, prepare_scenario
 
 ScenarioSource = Mapping[str, Any] | str | Path
@@ -44,9 +45,9 @@ def prepare(
     have is told as the unknown key it is, as any other value would be."""
     try:
         return prepare_scenario(scenario, overrides, seed=seed, read_only=read_only)
-    except ScenarioError as exc:
-        found = getattr(exc, "scenario", None)
-        if found is None and isinstance(overrides, Mapping) and hasattr(exc, "scenario"):
+    except NotFinite as exc:
+        found = exc.scenario
+        if found is None and isinstance(overrides, Mapping):
             try:  # the non-finite number is a value of ``overrides``
                 found = prepare_scenario(
                     scenario, {k: _nulled(v) for k, v in overrides.items()}, seed=seed

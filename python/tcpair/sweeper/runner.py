@@ -113,8 +113,10 @@ def run_sweep(
     ``watch``: see :func:`execute`."""
     spec = load_sweep(sweep)
     _check_rounds(spec, quick, until_ci, until_decided, judge, max_seeds)
-    plan = _Plan(spec, quick, version_string(), ci_metric or spec.metric, until_ci, max_seeds)
-    plan.judge = judge if until_decided else None
+    plan = _Plan(
+        spec, quick, version_string(), ci_metric or spec.metric, until_ci, max_seeds,
+        judge=judge if until_decided else None,
+    )
     directory = store_dir(spec, out)
     tasks = spec.plan(quick, plan.version)
     preflight(spec, tasks, [plan.metric])
