@@ -183,25 +183,6 @@ def _restoring(variables: Callable[[], set[str]]) -> Iterator[None]:
             os.environ.pop(key, None)
 
 
-def _dask_sets() -> set[str]:
-    # A nanny sets these in its own process (for the worker it spawns) and leaves them.
-    keys = {"PYTHONHASHSEED", "__DASK_PARENT_PID"}
-    if "distributed" in sys.modules:
-        import dask
-
-        keys |= set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {})
-    return keys
-
-
-@pytest.fixture
-def restores_what_dask_sets() -> Iterator[None]:
-    """For a test that starts a local Dask cluster in this process: its nannies set
-    variables in this process's environment for their workers (``MALLOC_TRIM_THRESHOLD_``,
-    ``OMP_NUM_THREADS``..., ``PYTHONHASHSEED``, ``__DASK_PARENT_PID``) and leave them
-    there, where every later child process would inherit them."""
-    yield from _restoring(_dask_sets)
-
-
 @pytest.fixture
 def restores_what_polars_sets() -> Iterator[None]:
     """For a test that imports polars: the import sets ``_RJEM_MALLOC_CONF`` (its

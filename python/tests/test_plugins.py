@@ -256,7 +256,6 @@ def _sweep(tmp_path: Path, tcp: dict[str, Any], name: str) -> Path:
 
 
 @pytest.mark.parametrize("backend", [{"jobs": 2}, {"dask_local": 2}], ids=["pool", "dask"])
-@pytest.mark.usefixtures("restores_what_dask_sets")
 def test_sweeps_import_the_user_s_module_on_workers(tmp_path: Path, backend: dict) -> None:
     if "dask_local" in backend:
         pytest.importorskip("distributed")

@@ -131,7 +131,6 @@ def test_a_local_dask_cluster_leaves_this_process_s_environment_as_it_was(
     assert dict(os.environ) == before
 
 
-@pytest.mark.usefixtures("restores_what_dask_sets")
 def test_backends_give_identical_results(tmp_path: Path) -> None:
     spec = small_sweep([0.0, 0.02, 0.05], seeds=2)
     tables = []
@@ -408,7 +407,6 @@ class KillingDask(DaskBackend):
         yield from super().map_unordered(kill_first_attempt, wrapped, keys, tick)
 
 
-@pytest.mark.usefixtures("restores_what_dask_sets")
 def test_dask_worker_killed_mid_run(tmp_path: Path) -> None:
     import cloudpickle
 
