@@ -137,6 +137,7 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
     verdicts: list[str] = []
 
     def write(tmp: Path) -> None:
+        counts = _counts(result)
         found = analyse_sweep(result, tmp)
         claims = list(found.claims)
         verdicts.extend(verdict_line(c) for c in claims)
@@ -151,7 +152,7 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
             figures=found.figures,
             claims=claims,
             tables=tables,
-            meta=_meta(result),
+            meta=_meta(result, counts),
             files=[
                 *found.files,
                 ("runs.csv", "every run (CSV; the store's runs.parquet has the same rows)"),
@@ -169,7 +170,7 @@ def build_report(directory: str | Path, *, index_href: str | None = None) -> lis
         write_page(tmp, page)
         records = [c.record(spec.name) for c in claims]
         (tmp / VERDICTS).write_text(json.dumps(records, indent=2, allow_nan=False) + "\n")
-        (tmp / STATUS).write_text(json.dumps(_status(result)) + "\n")
+        (tmp / STATUS).write_text(json.dumps(_status(result, counts)) + "\n")
 
     write_atomically(directory / REPORT_DIR, write)
     return verdicts
@@ -183,10 +184,10 @@ def _counts(result: SweepResult) -> tuple[int, int]:
     return runs["run_key"].nunique(), runs.loc[runs["status"] == OK, "run_key"].nunique()
 
 
-def _meta(result: SweepResult) -> dict[str, Any]:
+def _meta(result: SweepResult, counts: tuple[int, int]) -> dict[str, Any]:
     """The page's facts about the sweep: runs, seeds per point, mode."""
     runs = result.runs
-    n_runs, n_ok = _counts(result)
+    n_runs, n_ok = counts
     missing = runs[runs["status"] == "missing"].drop_duplicates("run_key")
     return {
         "sweep": result.spec.name,
@@ -198,9 +199,9 @@ def _meta(result: SweepResult) -> dict[str, Any]:
     }
 
 
-def _status(result: SweepResult) -> dict[str, Any]:
+def _status(result: SweepResult, counts: tuple[int, int]) -> dict[str, Any]:
     """The report's status file: what the index reads of this store."""
-    n_runs, n_ok = _counts(result)
+    n_runs, n_ok = counts
     return {
         "runs": n_runs,
         "ok": n_ok,
